@@ -1,0 +1,51 @@
+"""Command-line entry point: `rocm-spirv` and `python -m rocm_spirv`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from rocm_spirv import __version__
+from rocm_spirv.errors import UserError
+from rocm_spirv.resources import cmake_dir
+
+# Each name is a module in rocm_spirv.commands with register(subparsers); the
+# module sets func on its parser, which returns the exit code.
+COMMANDS = ["toolchain", "doctor"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rocm-spirv",
+        description="Build HIP libraries as one universal AMDGCN SPIR-V binary.",
+    )
+    parser.add_argument("--version", action="version", version=f"rocm-spirv {__version__}")
+    parser.add_argument(
+        "--cmakedir", action="store_true", help="print the folder holding RocmSpirvConfig.cmake"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"rocm_spirv.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.cmakedir:
+        print(cmake_dir())
+        return 0
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        code: int = args.func(args)
+    except UserError as err:
+        print(f"rocm-spirv: error: {err.line()}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rocm-spirv: interrupted", file=sys.stderr)
+        return 130
+    return code

@@ -1,0 +1,1 @@
+"""Finding, probing and provisioning HIP-capable clang compilers."""
