@@ -1,0 +1,89 @@
+"""Candidate HIP compilers, in the order a user expects them to win."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_spirv.errors import UserError
+from rocm_spirv.toolchain.paths import default_prefix
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path
+    source: str  # explicit | rocm | provisioned | path | ziglang
+    argv: tuple[str, ...]  # what to run: usually (path,), for raw ziglang a longer prefix
+
+
+def _rocm_roots() -> list[Path]:
+    roots: list[str] = []
+    for var in ("ROCM_PATH", "HIP_PATH"):
+        if os.environ.get(var):
+            roots.append(os.environ[var])
+    roots += sorted(glob.glob("/opt/rocm*"), reverse=True)
+    hipconfig = shutil.which("hipconfig")
+    if hipconfig:
+        out = subprocess.run([hipconfig, "--rocmpath"], capture_output=True, text=True, check=False)
+        if out.returncode == 0 and out.stdout.strip():
+            roots.append(out.stdout.strip())
+    seen: list[Path] = []
+    for r in roots:
+        p = Path(r)
+        if p not in seen:
+            seen.append(p)
+    return seen
+
+
+def explicit_candidate(value: str) -> Candidate:
+    found = shutil.which(value) if os.sep not in value else value
+    path = Path(found) if found else Path(value)
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise UserError(
+            f"compiler {value!r} not found or not executable",
+            "pass --compiler PATH to a clang++, or run `rocm-spirv toolchain provision`",
+        )
+    return Candidate(path.absolute(), "explicit", (str(path.absolute()),))
+
+
+def ziglang_candidate() -> Candidate | None:
+    try:
+        import ziglang
+    except ImportError:
+        return None
+    root = Path(ziglang.__file__).resolve().parent
+    zig = root / "zig"
+    if not zig.is_file():
+        return None
+    argv = (str(zig), "clang", "--driver-mode=g++", "--target=x86_64-linux-gnu",
+            "-resource-dir", str(root / "lib"))
+    return Candidate(zig, "ziglang", argv)
+
+
+def candidates(explicit: str | None = None, prefix: Path | None = None) -> list[Candidate]:
+    """Every compiler found, best first. An explicit choice is the only one returned."""
+    chosen = explicit or os.environ.get("ROCM_SPIRV_COMPILER")
+    if chosen:
+        return [explicit_candidate(chosen)]
+    found: list[Candidate] = []
+
+    def add(path: Path, source: str) -> None:
+        if path.is_file() and os.access(path, os.X_OK) and all(c.path != path for c in found):
+            found.append(Candidate(path, source, (str(path),)))
+
+    for root in _rocm_roots():
+        add(root / "llvm" / "bin" / "clang++", "rocm")
+        add(root / "bin" / "amdclang++", "rocm")
+    add((prefix or default_prefix()) / "bin" / "clang++", "provisioned")
+    for name in ["clang++"] + [f"clang++-{n}" for n in range(30, 16, -1)]:
+        hit = shutil.which(name)
+        if hit:
+            add(Path(hit), "path")
+    zc = ziglang_candidate()
+    if zc is not None:
+        found.append(zc)
+    return found

@@ -1,0 +1,236 @@
+"""What one compiler can do, measured by running it; cached per binary (path, mtime, size)."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.toolchain.discover import Candidate
+from rocm_spirv.toolchain.paths import cache_dir
+from rocm_spirv.toolchain.provision import hip_version_from_header, read_manifest
+
+PROBE_SCHEMA = 2
+SPIRV_MAGIC = b"\x03\x02\x23\x07"
+
+# Device code needing no headers or device libraries: what every target must accept.
+PROBE_KERNEL = """
+#define __global__ __attribute__((global))
+struct dim3 { unsigned x, y, z; };
+extern "C" int hipLaunchKernel(const void*, dim3, dim3, void**, unsigned long, void*);
+extern "C" __global__ void rocm_spirv_probe(float* x) { x[__builtin_amdgcn_workitem_id_x()] *= 2.0f; }
+"""
+
+
+@dataclass
+class HipHeaders:
+    include_dir: str
+    version: str | None
+
+    @property
+    def spirv_ready(self) -> bool:
+        # ROCm < 7 headers make warpSize a compile-time constant from a macro
+        # that amdgcnspirv does not define.
+        return self.version is not None and int(self.version.split(".")[0]) >= 7
+
+
+@dataclass
+class ProbeResult:
+    path: str
+    source: str
+    argv: list[str]
+    version: str | None = None
+    hip: bool = False
+    spirv_in_tree: bool = False
+    llvm_spirv: str | None = None
+    spirv_path: str | None = None  # "in-tree" | "translator" | None
+    spirv_flags: list[str] = field(default_factory=list)
+    gfx_targets: list[str] = field(default_factory=list)
+    hip_headers: list[HipHeaders] = field(default_factory=list)
+    device_libs: str | None = None
+    hip_runtime: str | None = None
+    bundler: str | None = None
+    spirv_val: str | None = None
+    provisioned_prefix: str | None = None
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def major(self) -> int | None:
+        return int(self.version.split(".")[0]) if self.version else None
+
+    @property
+    def can_spirv(self) -> bool:
+        return self.spirv_path is not None
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data["can_spirv"] = self.can_spirv
+        for h, raw in zip(self.hip_headers, data["hip_headers"]):
+            raw["spirv_ready"] = h.spirv_ready
+        return data
+
+
+def _run(argv: list[str], cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd, timeout=timeout)
+
+
+def _tail(proc: subprocess.CompletedProcess[str]) -> str:
+    lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if "error" in ln.lower()]
+    return (lines or (proc.stderr + proc.stdout).splitlines() or ["no output"])[-1].strip()
+
+
+def parse_version(text: str) -> str | None:
+    m = re.search(r"clang version (\d+\.\d+\.\d+)", text)
+    return m.group(1) if m else None
+
+
+def parse_supported_cpus(text: str) -> list[str]:
+    return sorted({w for w in re.findall(r"^\s+(gfx[0-9a-z-]+)\s*$", text, re.M)})
+
+
+def _find_tool(name: str, compiler: Path, extra_dirs: list[Path]) -> str | None:
+    for d in [compiler.parent, *extra_dirs]:
+        p = d / name
+        if p.is_file() and os.access(p, os.X_OK):
+            return str(p)
+    return shutil.which(name)
+
+
+def _header_dirs(compiler: Path, prefix: Path | None) -> list[Path]:
+    dirs = []
+    if prefix is not None:
+        dirs.append(prefix / "include")
+    # ROCm layout: <root>/llvm/bin/clang++ or <root>/bin/amdclang++
+    for up in (compiler.parent.parent, compiler.parent.parent.parent):
+        dirs.append(up / "include")
+    dirs.append(Path("/usr/include"))
+    seen: list[Path] = []
+    for d in dirs:
+        if d not in seen:
+            seen.append(d)
+    return seen
+
+
+def find_hip_headers(compiler: Path, prefix: Path | None) -> list[HipHeaders]:
+    found = []
+    for d in _header_dirs(compiler, prefix):
+        vh = d / "hip" / "hip_version.h"
+        if vh.is_file():
+            found.append(HipHeaders(str(d), hip_version_from_header(vh.read_text(errors="replace"))))
+    return found
+
+
+def find_device_libs(compiler: Path) -> str | None:
+    roots = [compiler.parent.parent, compiler.parent.parent.parent]
+    for r in roots:
+        for pattern in ("amdgcn/bitcode/ocml.bc", "lib/clang/*/lib/amdgcn/bitcode/ocml.bc"):
+            hits = glob.glob(str(r / pattern))
+            if hits:
+                return str(Path(hits[0]).parent)
+    return None
+
+
+def find_hip_runtime(compiler: Path) -> str | None:
+    dirs = [compiler.parent.parent / "lib", compiler.parent.parent.parent / "lib"]
+    dirs += [Path(p) for p in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")]
+    for d in dirs:
+        hits = sorted(glob.glob(str(d / "libamdhip64.so*")))
+        if hits:
+            return hits[0]
+    return None
+
+
+def probe_uncached(cand: Candidate) -> ProbeResult:
+    argv = list(cand.argv)
+    res = ProbeResult(path=str(cand.path), source=cand.source, argv=argv)
+    prefix = cand.path.parent.parent if cand.source == "provisioned" or read_manifest(cand.path.parent.parent) else None
+    if prefix is not None and read_manifest(prefix) is not None:
+        res.provisioned_prefix = str(prefix)
+    else:
+        prefix = None
+    try:
+        ver = _run([*argv, "--version"], timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        res.errors.append(f"cannot run: {err}")
+        return res
+    res.version = parse_version(ver.stdout + ver.stderr)
+    if res.version is None:
+        res.errors.append("not a clang compiler (no 'clang version' in --version)")
+        return res
+    cpus = _run([*argv, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"], timeout=30)
+    res.gfx_targets = parse_supported_cpus(cpus.stdout + cpus.stderr)
+    tools = [Path(p) for p in glob.glob("/usr/lib/llvm-*/bin")]
+    res.bundler = _find_tool("clang-offload-bundler", cand.path, tools)
+    res.llvm_spirv = _find_tool("llvm-spirv", cand.path, [])
+    res.spirv_val = shutil.which("spirv-val")
+    res.hip_headers = find_hip_headers(cand.path, prefix)
+    res.device_libs = find_device_libs(cand.path)
+    res.hip_runtime = find_hip_runtime(cand.path)
+    with tempfile.TemporaryDirectory(prefix="rocm-spirv-probe-") as tmp:
+        src = Path(tmp) / "probe.hip"
+        src.write_text(PROBE_KERNEL)
+        base = [*argv, "-x", "hip", "-nogpuinc", "-nogpulib", "--cuda-device-only"]
+        gfx = _run([*base, "--offload-arch=gfx942", "-S", "-o", "gfx.s", str(src)], cwd=Path(tmp))
+        res.hip = gfx.returncode == 0
+        if not res.hip:
+            res.errors.append(f"HIP device compile failed: {_tail(gfx)}")
+            return res
+        if res.major is not None and res.major >= 22:
+            spv = _run([*base, "--offload-arch=amdgcnspirv", "-use-spirv-backend", "-c", "-o", "p.spv",
+                        str(src)], cwd=Path(tmp))
+            out = Path(tmp) / "p.spv"
+            # Device-only output is an offload bundle wrapping the module.
+            res.spirv_in_tree = spv.returncode == 0 and out.is_file() and SPIRV_MAGIC in out.read_bytes()
+            if not res.spirv_in_tree:
+                res.errors.append(f"in-tree SPIR-V backend failed: {_tail(spv)}")
+    if res.llvm_spirv and res.major is not None and res.major >= 19:
+        res.spirv_path, res.spirv_flags = "translator", []
+    elif res.spirv_in_tree:
+        # The in-tree backend rejects calls to undefined hidden functions such
+        # as __ockl_* that the JIT links later, so device symbols stay visible.
+        res.spirv_path, res.spirv_flags = "in-tree", ["-use-spirv-backend", "-fvisibility=default"]
+    return res
+
+
+def _cache_key(cand: Candidate) -> str:
+    parts = [str(PROBE_SCHEMA), *cand.argv]
+    for p in [cand.path, cand.path.parent.parent / "manifest.json"]:
+        try:
+            st = p.stat()
+            parts += [str(p), str(st.st_mtime_ns), str(st.st_size)]
+        except OSError:
+            parts.append(f"{p}:absent")
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def _from_json(data: dict[str, object]) -> ProbeResult:
+    data = dict(data)
+    data.pop("can_spirv", None)
+    headers = data.pop("hip_headers", [])
+    assert isinstance(headers, list)
+    res = ProbeResult(**data)  # type: ignore[arg-type]
+    res.hip_headers = [HipHeaders(h["include_dir"], h["version"]) for h in headers]
+    return res
+
+
+def probe(cand: Candidate, use_cache: bool = True) -> ProbeResult:
+    path = cache_dir() / "probe" / f"{_cache_key(cand)}.json"
+    if use_cache:
+        try:
+            return _from_json(json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError, KeyError, AssertionError):
+            pass
+    res = probe_uncached(cand)
+    try:
+        write_atomic(path, json.dumps(res.to_json(), indent=1))
+    except OSError:
+        pass  # a read-only cache only costs speed
+    return res
