@@ -37,6 +37,19 @@ def _ar_members(data: bytes) -> list[bytes]:
     return out
 
 
+MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+
+
+def split_bundles(blob: bytes) -> list[bytes]:
+    """A linked binary's .hip_fatbin holds one bundle per object, back to back."""
+    starts = []
+    pos = blob.find(MAGIC)
+    while pos != -1:
+        starts.append(pos)
+        pos = blob.find(MAGIC, pos + len(MAGIC))
+    return [blob[a:b] for a, b in zip(starts, [*starts[1:], len(blob)], strict=True)]
+
+
 def bundle_entries(bundler: Path, blob: bytes) -> list[str]:
     with tempfile.NamedTemporaryFile(suffix=".hipfb") as f:
         f.write(blob)
@@ -49,9 +62,10 @@ def bundle_entries(bundler: Path, blob: bytes) -> list[str]:
 def device_entries(bundler: Path, path: Path) -> list[str]:
     """All non-host bundle entry ids of every .hip_fatbin in path, sorted."""
     entries: list[str] = []
-    for blob in fatbin_sections(path):
-        entries += [e for e in bundle_entries(bundler, blob) if not e.startswith("host-")]
-    return sorted(entries)
+    for section in fatbin_sections(path):
+        for blob in split_bundles(section):
+            entries += [e for e in bundle_entries(bundler, blob) if not e.startswith("host-")]
+    return sorted(set(entries))
 
 
 def unbundle(bundler: Path, blob: bytes, entry: str, out: Path) -> Path:

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from rocm_spirv.errors import UserError
 from rocm_spirv.toolchain.provision import provision
 

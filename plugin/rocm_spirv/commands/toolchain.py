@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from rocm_spirv.errors import UserError
 from rocm_spirv.toolchain.discover import candidates
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.probe import ProbeResult, probe
@@ -38,7 +39,13 @@ def register(sub: Any) -> None:
 
 
 def probe_all(compiler: str | None, prefix: Path | None, use_cache: bool = True) -> list[ProbeResult]:
-    return [probe(c, use_cache) for c in candidates(compiler, prefix)]
+    results = [probe(c, use_cache) for c in candidates(compiler, prefix)]
+    if compiler and not results[0].hip:
+        why = results[0].errors[0] if results[0].errors else "no HIP support"
+        raise UserError(f"{compiler} cannot compile HIP for AMD GPUs ({why})",
+                        "pass a clang++ built with the AMDGPU backend, or run "
+                        "`rocm-spirv toolchain provision` and use its bin/clang++")
+    return results
 
 
 def _list(args: argparse.Namespace) -> int:

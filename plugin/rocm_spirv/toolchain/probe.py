@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import json
@@ -73,7 +74,7 @@ class ProbeResult:
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
         data["can_spirv"] = self.can_spirv
-        for h, raw in zip(self.hip_headers, data["hip_headers"]):
+        for h, raw in zip(self.hip_headers, data["hip_headers"], strict=True):
             raw["spirv_ready"] = h.spirv_ready
         return data
 
@@ -229,8 +230,7 @@ def probe(cand: Candidate, use_cache: bool = True) -> ProbeResult:
         except (OSError, ValueError, TypeError, KeyError, AssertionError):
             pass
     res = probe_uncached(cand)
-    try:
+    # A read-only cache only costs speed.
+    with contextlib.suppress(OSError):
         write_atomic(path, json.dumps(res.to_json(), indent=1))
-    except OSError:
-        pass  # a read-only cache only costs speed
     return res

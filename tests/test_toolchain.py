@@ -1,0 +1,107 @@
+"""Foundation: provisioning, doctor, and real builds of the samples for gfx* and amdgcnspirv."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bundles import device_entries, fatbin_sections, split_bundles, unbundle
+from cmakebuild import SPIRV_FLAGS, cmake_build
+from conftest import SAMPLES
+from rocm_spirv.toolchain.provision import provision, read_manifest
+
+SPIRV_ENTRY = "hip-spirv64-amd-amdhsa--amdgcnspirv"
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rocm_spirv", *args], capture_output=True,
+                          text=True, check=False, env={**os.environ, **(env or {})})
+
+
+def test_version_and_cmakedir() -> None:
+    out = cli("--version")
+    assert out.returncode == 0 and out.stdout.startswith("rocm-spirv ")
+    cmakedir = Path(cli("--cmakedir").stdout.strip())
+    assert cmakedir.is_dir() and cmakedir.name == "cmake"
+
+
+def test_provision_is_idempotent_and_has_manifest(toolchain: Path, tmp_path: Path) -> None:
+    manifest = read_manifest(toolchain)
+    assert manifest is not None and manifest.clang_version.startswith("22.")
+    for tool in ("clang", "clang++", "lld", "llvm-link", "clang-offload-bundler"):
+        assert (toolchain / "bin" / tool).exists(), tool
+    fresh = tmp_path / "tc"
+    first = provision(fresh)
+    second = provision(fresh)
+    assert first.changed and not second.changed
+    assert second.manifest["files"] == first.manifest["files"]
+
+
+def test_provision_refuses_a_foreign_folder(tmp_path: Path) -> None:
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("user data")
+    out = cli("toolchain", "provision", "--prefix", str(tmp_path / "mine"))
+    assert out.returncode == 2 and "not a rocm-spirv toolchain prefix" in out.stderr
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "user data"
+
+
+def test_doctor_reports_clang22_spirv_in_tree(toolchain: Path) -> None:
+    out = cli("doctor", "--json", "--compiler", str(toolchain / "bin" / "clang++"))
+    data = json.loads(out.stdout)
+    assert out.returncode == 0, out.stderr
+    comp = data["compiler"]
+    assert comp["version"].startswith("22.") and comp["spirv_path"] == "in-tree"
+    assert "-use-spirv-backend" in comp["spirv_flags"]
+    assert "gfx942" in comp["gfx_targets"] and "gfx940" not in comp["gfx_targets"]
+    assert {m["mode"]: m["ready"] for m in data["modes"]} == {"native": True, "spirv": True, "hybrid": True}
+
+
+def test_kernels_spirv_bundle_holds_one_valid_spirv_entry(toolchain: Path, tmp_path: Path) -> None:
+    build = cmake_build(SAMPLES / "kernels", tmp_path / "b", toolchain, "amdgcnspirv", SPIRV_FLAGS)
+    lib = build / "librk_kernels.so"
+    bundler = toolchain / "bin" / "clang-offload-bundler"
+    assert device_entries(bundler, lib) == [SPIRV_ENTRY]
+    if shutil.which("spirv-val") is None:
+        pytest.skip("spirv-val missing (apt-get install spirv-tools)")
+    blobs = [b for s in fatbin_sections(lib) for b in split_bundles(s)]
+    assert len(blobs) == 4  # one bundle per source file
+    for i, blob in enumerate(blobs):
+        spv = unbundle(bundler, blob, SPIRV_ENTRY, tmp_path / f"{i}.spv")
+        assert spv.read_bytes()[:4] == b"\x03\x02\x23\x07"
+        val = subprocess.run(["spirv-val", str(spv)], capture_output=True, text=True, check=False)
+        assert val.returncode == 0, val.stderr
+
+
+def test_kernels_native_bundle_holds_three_code_objects(toolchain: Path, tmp_path: Path) -> None:
+    build = cmake_build(SAMPLES / "kernels", tmp_path / "b", toolchain, "gfx90a;gfx942;gfx1100")
+    entries = device_entries(toolchain / "bin" / "clang-offload-bundler", build / "librk_kernels.so")
+    assert entries == sorted(f"hipv4-amdgcn-amd-amdhsa--{g}" for g in ("gfx90a", "gfx942", "gfx1100"))
+
+
+def test_hip_app_builds_for_spirv_and_runs_to_no_gpu(toolchain_hip: Path, tmp_path: Path) -> None:
+    build = cmake_build(SAMPLES / "hip_app", tmp_path / "b", toolchain_hip, "amdgcnspirv", SPIRV_FLAGS)
+    exe = build / "hip_app"
+    assert device_entries(toolchain_hip / "bin" / "clang-offload-bundler", exe) == [SPIRV_ENTRY]
+    run = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "no AMD GPU present" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["doctor", "--compiler", "/nonexistent/clang++"], "not found or not executable"),
+        (["toolchain", "list", "--compiler", "/bin/true"], "cannot compile HIP"),
+        (["toolchain", "provision", "--bundler", "/nonexistent/bundler"], "clang-offload-bundler"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(args: list[str], needle: str, tmp_path: Path) -> None:
+    out = cli(*args, env={"ROCM_SPIRV_PREFIX": str(tmp_path / "p"), "ROCM_SPIRV_CACHE": str(tmp_path / "c")})
+    assert out.returncode == 2
+    assert needle in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
