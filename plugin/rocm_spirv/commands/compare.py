@@ -1,0 +1,80 @@
+"""`rocm-spirv compare`: build a project per-arch and as SPIR-V, and say what SPIR-V buys."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from rocm_spirv.commands.toolchain import probe_all
+from rocm_spirv.compare import plan as planning
+from rocm_spirv.compare.model import DEFAULT_ARCHS
+from rocm_spirv.compare.report import print_human, to_json, write_report
+from rocm_spirv.compare.runner import Setup
+from rocm_spirv.compare.session import compare
+from rocm_spirv.doctor import choose
+from rocm_spirv.errors import UserError
+from rocm_spirv.resources import _PKG
+
+
+def default_project() -> Path:
+    for candidate in (_PKG / "samples" / "kernels", _PKG.parent.parent / "samples" / "kernels"):
+        if candidate.is_dir():
+            return candidate
+    raise UserError("samples/kernels is not available in this installation", "pass a PROJECT_DIR")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("compare", help="measure build time and size, per-arch vs SPIR-V")
+    p.add_argument("project", nargs="?", type=Path, help="CMake project (default: samples/kernels)")
+    p.add_argument("--archs", help=f"native targets (default: {','.join(DEFAULT_ARCHS[:8])})")
+    p.add_argument("--native-archs", help="also build hybrid: SPIR-V plus these native targets")
+    p.add_argument("--scaling", help="numbers of native targets to plot against, e.g. 1,2,4,8,16")
+    p.add_argument("--repeat", type=int, default=3, help="repeats per variant (default 3)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism")
+    p.add_argument("--compress", action="store_true", help="also build with --offload-compress")
+    p.add_argument("--compiler", help="clang++ to use (default: discovered)")
+    p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    project = (args.project or default_project()).resolve()
+    if not (project / "CMakeLists.txt").is_file():
+        raise UserError(f"{project} has no CMakeLists.txt", "pass the folder of a CMake project")
+    if args.repeat < 1:
+        raise UserError("--repeat must be at least 1", "use e.g. --repeat 3")
+    comp = choose(probe_all(args.compiler, None))
+    if comp is None or not comp.can_spirv:
+        raise UserError("no compiler that can emit amdgcnspirv", "run `rocm-spirv doctor` for the remedy")
+    archs = planning.parse_archs(args.archs, comp.gfx_targets)
+    native = planning.parse_archs(args.native_archs, comp.gfx_targets) if args.native_archs else []
+    scaling = planning.parse_scaling(args.scaling, len(DEFAULT_ARCHS))
+    variants = planning.variants(archs, native, scaling, args.compress)
+    setup = Setup(project, Path(comp.path), tuple(comp.spirv_flags), args.jobs)
+    compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
+                "spirv_flags": comp.spirv_flags}
+    console = Console(stderr=args.json)
+    total = len(variants) * args.repeat
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("building", total=total)
+
+        result = compare(setup, variants, args.repeat, compiler,
+                         lambda m: bar.update(task, description=f"building {m}", advance=1))
+    if args.report:
+        for path in write_report(result, args.report):
+            console.print(f"wrote {path}")
+    if args.json:
+        print(json.dumps(to_json(result), indent=2))
+    else:
+        print_human(result, console)
+    if result.partial:
+        return 130
+    return 0 if all(r.ok for r in result.results) else 1

@@ -1,0 +1,1 @@
+"""`rocm-spirv compare`: measured build time and artifact size, per-arch vs SPIR-V."""

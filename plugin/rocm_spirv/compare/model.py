@@ -1,0 +1,100 @@
+"""Results of compare runs: plain dataclasses, serialised as report.json."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+# Real current targets, in the order scaling draws them (the per-arch list a
+# ROCm library typically ships).
+DEFAULT_ARCHS = ["gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201",
+                 "gfx906", "gfx950", "gfx1031", "gfx1102", "gfx1150", "gfx1151", "gfx1010", "gfx1012"]
+JIT_ESTIMATE_ARCH = "gfx942"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of building: a mode and the device targets it asks for."""
+
+    name: str  # e.g. "native", "spirv", "hybrid", "native-1", "scaling-4"
+    mode: str  # native | spirv | hybrid
+    archs: tuple[str, ...]
+    compress: bool = False
+
+    @property
+    def offload_archs(self) -> list[str]:
+        if self.mode == "spirv":
+            return ["amdgcnspirv"]
+        if self.mode == "hybrid":
+            return ["amdgcnspirv", *self.archs]
+        return list(self.archs)
+
+
+@dataclass
+class Artifact:
+    path: str
+    file_bytes: int
+    fatbin_bytes: int
+    entries: dict[str, int] = field(default_factory=dict)  # entry id -> payload bytes
+
+
+@dataclass
+class Run:
+    configure_s: float
+    build_s: float
+    cpu_s: float  # user + system time of every child process
+    artifacts: list[Artifact] = field(default_factory=list)
+
+    @property
+    def file_bytes(self) -> int:
+        return sum(a.file_bytes for a in self.artifacts)
+
+    @property
+    def fatbin_bytes(self) -> int:
+        return sum(a.fatbin_bytes for a in self.artifacts)
+
+
+@dataclass
+class Spread:
+    median: float
+    low: float
+    high: float
+    n: int
+
+    @classmethod
+    def of(cls, values: list[float]) -> Spread:
+        return cls(statistics.median(values), min(values), max(values), len(values))
+
+
+@dataclass
+class VariantResult:
+    variant: Variant
+    runs: list[Run] = field(default_factory=list)
+    error: str | None = None  # log tail of a failed configure or build
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.runs)
+
+    def spread(self, attr: str) -> Spread:
+        return Spread.of([float(getattr(r, attr)) for r in self.runs])
+
+
+@dataclass
+class Comparison:
+    project: str
+    machine: dict[str, str]
+    compiler: dict[str, object]
+    results: list[VariantResult]
+    commands: list[list[str]] = field(default_factory=list)
+    partial: bool = False
+
+    def get(self, name: str) -> VariantResult | None:
+        return next((r for r in self.results if r.variant.name == name and r.ok), None)
+
+    def ratio(self, num: str, den: str, attr: str) -> float | None:
+        a, b = self.get(num), self.get(den)
+        if a is None or b is None:
+            return None
+        d = b.spread(attr).median
+        return a.spread(attr).median / d if d else None

@@ -1,0 +1,50 @@
+"""Which variants a compare run builds, from the command-line options."""
+
+from __future__ import annotations
+
+from rocm_spirv.compare.model import DEFAULT_ARCHS, JIT_ESTIMATE_ARCH, Variant
+from rocm_spirv.errors import UserError
+
+
+def parse_archs(text: str | None, valid: list[str]) -> list[str]:
+    archs = [a.strip() for a in (text or "").replace(";", ",").split(",") if a.strip()]
+    archs = archs or DEFAULT_ARCHS[:8]
+    bad = [a for a in archs if valid and a not in valid]
+    if bad:
+        raise UserError(f"unknown GPU target(s) {', '.join(bad)} for this compiler",
+                        f"choose from: {' '.join(valid)}")
+    return archs
+
+
+def parse_scaling(text: str | None, available: int) -> list[int]:
+    if not text:
+        return []
+    try:
+        counts = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        raise UserError(f"--scaling {text!r} is not a comma-separated list of numbers",
+                        "use e.g. --scaling 1,2,4,8") from None
+    if not counts or counts[0] < 1 or counts[-1] > available:
+        raise UserError(f"--scaling counts must be between 1 and {available}",
+                        f"there are {available} default targets")
+    return counts
+
+
+def variants(archs: list[str], native_archs: list[str], scaling: list[int],
+             compress: bool) -> list[Variant]:
+    out = [
+        Variant("native", "native", tuple(archs)),
+        Variant("spirv", "spirv", ()),
+        # One native target: the baseline SPIR-V must beat, and the measured
+        # stand-in for the JIT's work at first launch.
+        Variant("native-1", "native", (JIT_ESTIMATE_ARCH,)),
+    ]
+    if native_archs:
+        out.append(Variant("hybrid", "hybrid", tuple(native_archs)))
+    if compress:
+        out += [Variant(f"{v.name}+compress", v.mode, v.archs, True) for v in out[:2]]
+    for n in scaling:
+        if n not in (1, len(archs)):
+            pool = archs + [a for a in DEFAULT_ARCHS if a not in archs]
+            out.append(Variant(f"scaling-{n}", "native", tuple(pool[:n])))
+    return out

@@ -1,0 +1,150 @@
+"""Views of a Comparison: terminal table, report.json, report.md, scaling.png."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from rich.console import Console
+from rich.table import Table
+
+from rocm_spirv.compare.model import Comparison, VariantResult
+from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.resources import templates_dir
+
+SCHEMA = "rocm-spirv/compare/1"
+
+
+def _kib(n: float) -> str:
+    return f"{n / 1024:,.1f} KiB"
+
+
+def _median(r: VariantResult | None, attr: str) -> float | None:
+    return r.spread(attr).median if r is not None else None
+
+
+def summary(c: Comparison) -> dict[str, float | None]:
+    return {
+        "build_wall_ratio_native_over_spirv": c.ratio("native", "spirv", "build_s"),
+        "build_wall_ratio_spirv_over_native1": c.ratio("spirv", "native-1", "build_s"),
+        "fatbin_ratio_native_over_spirv": c.ratio("native", "spirv", "fatbin_bytes"),
+        "fatbin_ratio_native_over_spirv_compressed": c.ratio("native+compress", "spirv+compress", "fatbin_bytes"),
+        "file_ratio_native_over_spirv": c.ratio("native", "spirv", "file_bytes"),
+        "jit_estimate_s": _median(c.get("native-1"), "build_s"),
+    }
+
+
+def to_json(c: Comparison) -> dict[str, Any]:
+    def result(r: VariantResult) -> dict[str, Any]:
+        d: dict[str, Any] = {"variant": asdict(r.variant), "offload_archs": r.variant.offload_archs,
+                             "ok": r.ok, "error": r.error, "runs": [asdict(x) for x in r.runs]}
+        if r.ok:
+            d["stats"] = {k: asdict(r.spread(k)) for k in ("configure_s", "build_s", "cpu_s",
+                                                           "file_bytes", "fatbin_bytes")}
+        return d
+
+    return {
+        "schema": SCHEMA,
+        "project": c.project,
+        "partial": c.partial,
+        "machine": c.machine,
+        "compiler": c.compiler,
+        "commands": c.commands,
+        "summary": summary(c),
+        "notes": {
+            "jit_estimate_s": "measured time to build the device code for one native target "
+                              "(native-1); an estimate of first-launch JIT work, not a JIT measurement",
+        },
+        "results": [result(r) for r in c.results],
+    }
+
+
+def table(c: Comparison) -> Table:
+    t = Table(title=f"rocm-spirv compare: {c.project}" + (" (partial)" if c.partial else ""))
+    for col in ("variant", "targets", "configure s", "build s (median, range)", "CPU s", "files", ".hip_fatbin"):
+        t.add_column(col, justify="right" if col not in ("variant", "targets") else "left")
+    for r in c.results:
+        archs = ",".join(r.variant.offload_archs)
+        if len(archs) > 40:
+            archs = f"{len(r.variant.offload_archs)} targets"
+        if not r.ok:
+            t.add_row(r.variant.name, archs, "-", "[red]failed[/]", "-", "-", "-")
+            continue
+        b = r.spread("build_s")
+        t.add_row(r.variant.name, archs, f"{r.spread('configure_s').median:.2f}",
+                  f"{b.median:.2f} ({b.low:.2f}-{b.high:.2f})", f"{r.spread('cpu_s').median:.2f}",
+                  _kib(r.spread("file_bytes").median), _kib(r.spread("fatbin_bytes").median))
+    return t
+
+
+def print_human(c: Comparison, console: Console) -> None:
+    console.print(table(c))
+    s = summary(c)
+    labels = {
+        "build_wall_ratio_native_over_spirv": "build time native / SPIR-V",
+        "build_wall_ratio_spirv_over_native1": "build time SPIR-V / one native target",
+        "fatbin_ratio_native_over_spirv": ".hip_fatbin native / SPIR-V (uncompressed)",
+        "fatbin_ratio_native_over_spirv_compressed": ".hip_fatbin native / SPIR-V (--offload-compress)",
+        "file_ratio_native_over_spirv": "file size native / SPIR-V",
+        "jit_estimate_s": "JIT work estimate: one-target device build, s (not measured on a GPU)",
+    }
+    for k, label in labels.items():
+        if s[k] is not None:
+            console.print(f"  {label}: [bold]{s[k]:.2f}[/]")
+    for r in c.results:
+        if r.error:
+            console.print(f"[red]{r.variant.name} failed[/]:\n{r.error}")
+
+
+def scaling_points(c: Comparison) -> tuple[list[tuple[int, float, float]], VariantResult | None]:
+    pts = sorted((len(r.variant.archs), r.spread("build_s").median, r.spread("fatbin_bytes").median)
+                 for r in c.results if r.ok and r.variant.mode == "native" and not r.variant.compress)
+    return pts, c.get("spirv")
+
+
+def plot_scaling(c: Comparison, out: Path) -> bool:
+    pts, spirv = scaling_points(c)
+    if len(pts) < 2 or spirv is None:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [p[0] for p in pts]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    ax1.plot(xs, [p[1] for p in pts], "o-", label="native (per-arch)")
+    ax1.axhline(spirv.spread("build_s").median, color="C1", ls="--", label="SPIR-V (one target)")
+    ax1.set(xlabel="native targets", ylabel="build wall time, s", title="Build time")
+    ax2.plot(xs, [p[2] / 1024 for p in pts], "o-", label="native (per-arch)")
+    ax2.axhline(spirv.spread("fatbin_bytes").median / 1024, color="C1", ls="--", label="SPIR-V")
+    ax2.set(xlabel="native targets", ylabel=".hip_fatbin, KiB", title="Device code size")
+    for ax in (ax1, ax2):
+        ax.legend()
+        ax.set_ylim(bottom=0)
+    fig.suptitle(c.project)
+    fig.tight_layout()
+    tmp = out.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    tmp.replace(out)
+    return True
+
+
+def write_report(c: Comparison, directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    data = to_json(c)
+    written = [directory / "report.json"]
+    write_atomic(written[0], json.dumps(data, indent=2) + "\n")
+    has_plot = plot_scaling(c, directory / "scaling.png")
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(templates_dir() / "report"),
+                             autoescape=False, keep_trailing_newline=True)
+    md = env.get_template("compare.md.j2").render(data=data, has_plot=has_plot)
+    write_atomic(directory / "report.md", md)
+    written.append(directory / "report.md")
+    if has_plot:
+        written.append(directory / "scaling.png")
+    return written
