@@ -1,0 +1,60 @@
+"""compare: real builds of a sample both ways, report files, a failing mode reported."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO, SAMPLES
+
+
+def compare(toolchain: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rocm_spirv", "compare", "--compiler", str(toolchain / "bin" / "clang++"), *args],
+        capture_output=True, text=True, check=False, env={**os.environ, "COLUMNS": "160"}, timeout=900,
+    )
+
+
+def test_compare_kernels_report(toolchain: Path, tmp_path: Path) -> None:
+    out = compare(toolchain, str(SAMPLES / "kernels"), "--archs", "gfx90a,gfx942,gfx1100", "--repeat", "1",
+                  "--compress", "--scaling", "1,2,3", "--report", str(tmp_path), "--json")
+    assert out.returncode == 0, out.stderr[-3000:]
+    data = json.loads(out.stdout)
+    assert data["schema"] == "rocm-spirv/compare/1" and not data["partial"]
+    by_name = {r["variant"]["name"]: r for r in data["results"]}
+    assert set(by_name) == {"native", "spirv", "native-1", "native+compress", "spirv+compress", "scaling-2"}
+    assert all(r["ok"] for r in by_name.values())
+    spirv_art = by_name["spirv"]["runs"][0]["artifacts"]
+    assert [a["path"] for a in spirv_art] == ["librk_kernels.so"]
+    assert set(spirv_art[0]["entries"]) == {"hip-spirv64-amd-amdhsa--amdgcnspirv"}
+    native_entries = set(by_name["native"]["runs"][0]["artifacts"][0]["entries"])
+    assert native_entries == {f"hipv4-amdgcn-amd-amdhsa--{g}" for g in ("gfx90a", "gfx942", "gfx1100")}
+    s = data["summary"]
+    # Three targets against one: device code is built three times, so both ratios exceed 1.
+    assert s["build_wall_ratio_native_over_spirv"] > 1.5
+    assert s["fatbin_ratio_native_over_spirv"] > 1.5
+    assert s["jit_estimate_s"] > 0
+    assert data["compiler"]["version"].startswith("22.")
+    assert (tmp_path / "scaling.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    md = (tmp_path / "report.md").read_text()
+    assert "| spirv | amdgcnspirv |" in md and "estimate" in md
+    assert json.loads((tmp_path / "report.json").read_text())["summary"] == s
+
+
+def test_failing_mode_is_reported_and_the_other_still_runs(toolchain: Path, tmp_path: Path) -> None:
+    out = compare(toolchain, str(REPO / "tests" / "data" / "arch_branch"), "--archs", "gfx942", "--repeat", "1",
+                  "--json")
+    assert out.returncode == 1
+    by_name = {r["variant"]["name"]: r for r in json.loads(out.stdout)["results"]}
+    assert by_name["native"]["ok"] and by_name["native-1"]["ok"]
+    assert not by_name["spirv"]["ok"] and "needs a gfx9 or gfx11 target" in by_name["spirv"]["error"]
+
+
+def test_compare_bad_input(toolchain: Path, tmp_path: Path) -> None:
+    out = compare(toolchain, str(tmp_path))
+    assert out.returncode == 2 and "has no CMakeLists.txt" in out.stderr and "Traceback" not in out.stderr
+    out = compare(toolchain, str(SAMPLES / "kernels"), "--archs", "gfx940")
+    assert out.returncode == 2 and "unknown GPU target(s) gfx940" in out.stderr
