@@ -100,27 +100,41 @@ def decompress(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIMIT
     if raw > max(len(payload), 1) * limits.max_ratio and raw > 1 << 20:
         raise FormatError(f"{what}: declares {raw} bytes from {len(payload)} compressed (decompression bomb)")
     try:
-        if method == "zstd":
-            import zstandard
-
-            chunks: list[bytes] = []
-            got = 0
-            with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=True) as r:
-                while got <= raw:
-                    chunk = r.read(min(raw + 1 - got, 1 << 24))
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                    got += len(chunk)
-            out = b"".join(chunks)
-        else:
-            d = zlib.decompressobj()
-            out = d.decompress(payload, raw + 1)
+        out = _inflate_zstd(payload, raw) if method == "zstd" else _inflate_zlib(payload, raw)
+    except FormatError as err:
+        raise FormatError(f"{what}: {err}") from None
     except Exception as err:  # zlib.error, zstandard.ZstdError: both mean corrupt data
         raise FormatError(f"{what}: {method} data is corrupt ({err})") from None
-    if len(out) != raw:
-        raise FormatError(f"{what}: decompressed to {len(out)}{'+' if len(out) > raw else ''} bytes, header says {raw}")
     return out, stop - start, f"ccob-v{version}-{method}"
+
+
+def _inflate_zstd(payload: bytes, raw: int) -> bytes:
+    """Exactly raw bytes out of the first zstd frame; never more, whatever the frame claims."""
+    import zstandard
+
+    declared = zstandard.frame_content_size(payload)
+    if declared not in (-1, raw):
+        raise FormatError(f"zstd frame holds {declared} bytes, header says {raw}")
+    chunks: list[bytes] = []
+    got = 0
+    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=False) as r:
+        while got < raw:
+            chunk = r.read(min(raw - got, 1 << 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    if got != raw:
+        raise FormatError(f"decompressed to {got} bytes, header says {raw}")
+    return b"".join(chunks)
+
+
+def _inflate_zlib(payload: bytes, raw: int) -> bytes:
+    d = zlib.decompressobj()
+    out = d.decompress(payload, raw)
+    if len(out) != raw or (d.unconsumed_tail and not d.eof and d.decompress(d.unconsumed_tail, 1)):
+        raise FormatError(f"decompressed to {len(out)}{'+' if len(out) == raw else ''} bytes, header says {raw}")
+    return out
 
 
 def find_bundles(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIMITS) -> list[Bundle]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 import struct
-from itertools import pairwise
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from rocm_spirv.inspect.base import Buffer, FormatError
