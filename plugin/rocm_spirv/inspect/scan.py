@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import mmap
 import os
 from pathlib import Path
+from typing import IO
 
 from rocm_spirv.inspect import archive, bundle, codeobject, elf, offloadbinary, spirv, wheel
 from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits
@@ -36,13 +38,23 @@ def inspect_path(path: Path, limits: Limits = DEFAULT_LIMITS, sink: Sink | None 
         if length == 0:
             raise FormatError(f"{name}: empty file")
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            if bytes(buf[:4]) == wheel.ZIP_MAGIC:
-                files: list[FileReport] = []
-                for member, data in wheel.elf_members(f, name, limits):
-                    files += inspect_buffer(f"{name}!{member}", data, limits, 1, sink)
-                return InputReport(name, "wheel", tuple(files))
-            kind = _format(buf)
-            return InputReport(name, kind, tuple(inspect_buffer(name, buf, limits, 0, sink)))
+            return _inspect_input(name, buf, f, limits, sink)
+
+
+def inspect_data(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS, sink: Sink | None = None) -> InputReport:
+    """The same as inspect_path for bytes already in memory (wheels included)."""
+    if not data:
+        raise FormatError(f"{name}: empty file")
+    return _inspect_input(name, data, io.BytesIO(data), limits, sink)
+
+
+def _inspect_input(name: str, buf: Buffer, stream: IO[bytes], limits: Limits, sink: Sink | None) -> InputReport:
+    if bytes(buf[:4]) == wheel.ZIP_MAGIC:
+        files: list[FileReport] = []
+        for member, data in wheel.elf_members(stream, name, limits):
+            files += inspect_buffer(f"{name}!{member}", data, limits, 1, sink)
+        return InputReport(name, "wheel", tuple(files))
+    return InputReport(name, _format(buf), tuple(inspect_buffer(name, buf, limits, 0, sink)))
 
 
 def _format(buf: Buffer) -> str:
