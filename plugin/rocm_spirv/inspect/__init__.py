@@ -1,0 +1,1 @@
+"""Read device code out of HIP binaries: bundles, compressed bundles, offload binaries, archives, wheels."""

@@ -1,0 +1,66 @@
+"""What every reader shares: the buffer type, the format error and the size limits."""
+
+from __future__ import annotations
+
+import mmap
+import struct
+from dataclasses import dataclass
+
+# A file mapped into memory, or bytes decompressed from a bundle or read from a wheel.
+Buffer = bytes | bytearray | mmap.mmap
+
+
+class FormatError(Exception):
+    """Malformed, truncated or hostile input; the message is one line that says where."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps that keep hostile input from taking unbounded memory or time."""
+
+    max_decompressed: int = 1 << 30  # one compressed bundle, uncompressed
+    max_member: int = 1 << 30  # one wheel member, uncompressed
+    max_wheel_total: int = 4 << 30  # all inspected wheel members together
+    max_ratio: int = 2000  # uncompressed/compressed above this is treated as a bomb
+    max_entries: int = 100_000  # bundle entries, archive members, zip members
+    max_depth: int = 3  # archive in wheel in …
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def u16(buf: Buffer, off: int) -> int:
+    return int(struct.unpack_from("<H", buf, off)[0])
+
+
+def u32(buf: Buffer, off: int) -> int:
+    return int(struct.unpack_from("<I", buf, off)[0])
+
+
+def u64(buf: Buffer, off: int) -> int:
+    return int(struct.unpack_from("<Q", buf, off)[0])
+
+
+def need(buf: Buffer, start: int, size: int, end: int, what: str) -> None:
+    """Raise unless [start, start+size) lies inside [0, end) and inside buf."""
+    if start < 0 or size < 0 or start + size > end or start + size > len(buf):
+        raise FormatError(f"{what}: truncated (needs bytes {start}..{start + size}, has {min(end, len(buf))})")
+
+
+def cstring(buf: Buffer, off: int, end: int, what: str, limit: int = 4096) -> str:
+    """A NUL-terminated string starting at off, within end and limit bytes."""
+    if off < 0 or off >= end:
+        raise FormatError(f"{what}: string offset {off} is outside the data")
+    stop = buf.find(b"\0", off, min(end, off + limit))
+    if stop < 0:
+        raise FormatError(f"{what}: unterminated string at offset {off}")
+    return bytes(buf[off:stop]).decode("utf-8", errors="replace")
+
+
+def human_size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"

@@ -1,0 +1,183 @@
+"""Clang offload bundles: `__CLANG_OFFLOAD_BUNDLE__` and compressed `CCOB` (v1-v3, zlib and zstd)."""
+
+from __future__ import annotations
+
+import io
+import zlib
+from dataclasses import dataclass
+
+from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits, u16, u32, u64
+
+MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+CCOB = b"CCOB"
+METHODS = {0: "zlib", 1: "zstd"}
+MAX_ID = 4096
+
+
+@dataclass(frozen=True)
+class RawEntry:
+    """One entry of an uncompressed bundle; offset is absolute in the buffer it came from."""
+
+    id: str
+    offset: int
+    size: int
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """A bundle found in a section or file. For CCOB, data holds the decompressed bundle."""
+
+    offset: int  # where the bundle starts in the enclosing buffer
+    stored_size: int  # bytes it takes there (compressed size for CCOB)
+    size: int  # uncompressed size
+    compression: str  # "" or "ccob-v2-zstd" …
+    data: Buffer  # buffer the entry offsets refer to
+    entries: tuple[RawEntry, ...]
+
+
+def parse_uncompressed(
+    buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIMITS
+) -> tuple[tuple[RawEntry, ...], int]:
+    """Entries of the bundle at buf[start:end] and the end of its last byte (header or payload)."""
+    what = f"offload bundle at byte {start}"
+    if end - start < len(MAGIC) + 8 or bytes(buf[start : start + len(MAGIC)]) != MAGIC:
+        raise FormatError(f"{what}: no {MAGIC.decode()} magic")
+    count = u64(buf, start + 24)
+    if count > limits.max_entries or count * 24 > end - start - 32:
+        raise FormatError(f"{what}: claims {count} entries, more than its {end - start} bytes can hold")
+    pos = start + 32
+    extent = pos
+    entries = []
+    for i in range(count):
+        if pos + 24 > end:
+            raise FormatError(f"{what}: entry {i} header is truncated")
+        off, size, id_len = u64(buf, pos), u64(buf, pos + 8), u64(buf, pos + 16)
+        pos += 24
+        if id_len > MAX_ID or pos + id_len > end:
+            raise FormatError(f"{what}: entry {i} id length {id_len} runs past the bundle")
+        ident = bytes(buf[pos : pos + id_len]).decode("utf-8", errors="replace")
+        pos += id_len
+        if off > end - start or size > end - start - off:
+            raise FormatError(f"{what}: entry {ident or i} claims bytes {off}..{off + size}, bundle has {end - start}")
+        entries.append(RawEntry(ident, start + off, size))
+        extent = max(extent, pos, start + off + size)
+    return tuple(entries), max(extent, pos)
+
+
+def ccob_header(buf: Buffer, start: int, end: int) -> tuple[int, str, int, int, int]:
+    """(version, method, header size, total stored size or 0, uncompressed size)."""
+    what = f"compressed offload bundle at byte {start}"
+    if end - start < 8 or bytes(buf[start : start + 4]) != CCOB:
+        raise FormatError(f"{what}: no CCOB magic")
+    version, method_id = u16(buf, start + 4), u16(buf, start + 6)
+    if method_id not in METHODS:
+        raise FormatError(f"{what}: unknown compression method {method_id}")
+    if version == 1:
+        head, total, raw = 20, 0, (u32(buf, start + 8) if end - start >= 20 else -1)
+    elif version == 2:
+        head = 24
+        total, raw = (u32(buf, start + 8), u32(buf, start + 12)) if end - start >= 24 else (0, -1)
+    elif version == 3:
+        head = 32
+        total, raw = (u64(buf, start + 8), u64(buf, start + 16)) if end - start >= 32 else (0, -1)
+    else:
+        raise FormatError(f"{what}: unsupported CCOB version {version}")
+    if raw < 0:
+        raise FormatError(f"{what}: header is truncated")
+    if total and (total < head or total > end - start):
+        raise FormatError(f"{what}: declares {total} bytes, only {end - start} are there")
+    return version, METHODS[method_id], head, total, raw
+
+
+def decompress(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIMITS) -> tuple[bytes, int, str]:
+    """(decompressed bundle, stored size, "ccob-v2-zstd") for the CCOB at buf[start:end]."""
+    what = f"compressed offload bundle at byte {start}"
+    version, method, head, total, raw = ccob_header(buf, start, end)
+    stop = start + total if total else end
+    payload = bytes(buf[start + head : stop])
+    if raw > limits.max_decompressed:
+        raise FormatError(f"{what}: declares {raw} bytes uncompressed, over the {limits.max_decompressed}-byte limit")
+    if raw > max(len(payload), 1) * limits.max_ratio and raw > 1 << 20:
+        raise FormatError(f"{what}: declares {raw} bytes from {len(payload)} compressed (decompression bomb)")
+    try:
+        out = _inflate_zstd(payload, raw) if method == "zstd" else _inflate_zlib(payload, raw)
+    except FormatError as err:
+        raise FormatError(f"{what}: {err}") from None
+    except Exception as err:  # zlib.error, zstandard.ZstdError: both mean corrupt data
+        raise FormatError(f"{what}: {method} data is corrupt ({err})") from None
+    return out, stop - start, f"ccob-v{version}-{method}"
+
+
+def _inflate_zstd(payload: bytes, raw: int) -> bytes:
+    """Exactly raw bytes out of the first zstd frame; never more, whatever the frame claims."""
+    import zstandard
+
+    declared = zstandard.frame_content_size(payload)
+    if declared not in (-1, raw):
+        raise FormatError(f"zstd frame holds {declared} bytes, header says {raw}")
+    chunks: list[bytes] = []
+    got = 0
+    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=False) as r:
+        while got < raw:
+            chunk = r.read(min(raw - got, 1 << 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    if got != raw:
+        raise FormatError(f"decompressed to {got} bytes, header says {raw}")
+    return b"".join(chunks)
+
+
+def _inflate_zlib(payload: bytes, raw: int) -> bytes:
+    d = zlib.decompressobj()
+    out = d.decompress(payload, raw)
+    if len(out) != raw or (d.unconsumed_tail and not d.eof and d.decompress(d.unconsumed_tail, 1)):
+        raise FormatError(f"decompressed to {len(out)}{'+' if len(out) == raw else ''} bytes, header says {raw}")
+    return out
+
+
+def find_bundles(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIMITS) -> list[Bundle]:
+    """Every bundle in buf[start:end]: linkers put one per object back to back, padded with zeros."""
+    bundles: list[Bundle] = []
+    pos = start
+    next_plain = buf.find(MAGIC, pos, end)
+    next_ccob = buf.find(CCOB, pos, end)
+    while True:
+        if 0 <= next_plain < pos:
+            next_plain = buf.find(MAGIC, pos, end)
+        if 0 <= next_ccob < pos:
+            next_ccob = buf.find(CCOB, pos, end)
+        found = [p for p in (next_plain, next_ccob) if p >= 0]
+        if not found:
+            break
+        at = min(found)
+        if len(bundles) >= limits.max_entries:
+            raise FormatError(f"more than {limits.max_entries} bundles in one section")
+        bundle = bundle_at(buf, at, end, limits)
+        bundles.append(bundle)
+        pos = at + max(bundle.stored_size, 4)
+    return bundles
+
+
+def bundle_at(buf: Buffer, at: int, end: int, limits: Limits = DEFAULT_LIMITS) -> Bundle:
+    """The one bundle, plain or compressed, that starts at buf[at]."""
+    if bytes(buf[at : at + 4]) == CCOB:
+        _, _, _, total, _ = ccob_header(buf, at, end)
+        # v1 has no size: it runs to the next bundle or the end of the section.
+        stop = at + total if total else _next_magic(buf, at + 4, end)
+        data, stored, compression = decompress(buf, at, stop, limits)
+        entries, _extent = parse_uncompressed(data, 0, len(data), limits)
+        return Bundle(at, stored, len(data), compression, data, entries)
+    entries, extent = parse_uncompressed(buf, at, end, limits)
+    return Bundle(at, extent - at, extent - at, "", buf, entries)
+
+
+def is_bundle(buf: Buffer, off: int = 0) -> bool:
+    head = bytes(buf[off : off + len(MAGIC)])
+    return head == MAGIC or head[:4] == CCOB
+
+
+def _next_magic(buf: Buffer, pos: int, end: int) -> int:
+    found = [p for p in (buf.find(MAGIC, pos, end), buf.find(CCOB, pos, end)) if p >= 0]
+    return min(found) if found else end

@@ -1,0 +1,111 @@
+"""SPIR-V module header and preamble: version, generator, entry points, capabilities, extensions."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from rocm_spirv.inspect.base import Buffer, FormatError
+
+MAGIC = 0x07230203
+MAGIC_BYTES = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
+
+OP_EXTENSION = 10
+OP_ENTRY_POINT = 15
+OP_CAPABILITY = 17
+OP_FUNCTION = 54
+
+# Generator tool ids from the SPIR-V registry (spir-v.xml), the ones seen in practice.
+GENERATORS = {
+    0: "Khronos",
+    1: "LunarG",
+    2: "Valve",
+    3: "Codeplay",
+    4: "NVIDIA",
+    5: "ARM",
+    6: "Khronos LLVM/SPIR-V Translator",
+    7: "Khronos SPIR-V Tools Assembler",
+    8: "Khronos Glslang Reference Front End",
+    17: "Khronos SPIR-V Tools Linker",
+}
+
+# Capability numbers as spirv-as (SPIRV-Tools) assigns them; unknown ones print as Capability(N).
+CAPABILITIES = {
+    0: "Matrix", 1: "Shader", 2: "Geometry", 3: "Tessellation", 4: "Addresses", 5: "Linkage", 6: "Kernel",
+    7: "Vector16", 8: "Float16Buffer", 9: "Float16", 10: "Float64", 11: "Int64", 12: "Int64Atomics",
+    13: "ImageBasic", 14: "ImageReadWrite", 15: "ImageMipmap", 17: "Pipes", 18: "Groups", 19: "DeviceEnqueue",
+    20: "LiteralSampler", 21: "AtomicStorage", 22: "Int16", 38: "GenericPointer", 39: "Int8",
+    61: "GroupNonUniform", 62: "GroupNonUniformVote", 63: "GroupNonUniformArithmetic",
+    64: "GroupNonUniformBallot", 65: "GroupNonUniformShuffle", 66: "GroupNonUniformShuffleRelative",
+    67: "GroupNonUniformClustered", 68: "GroupNonUniformQuad", 4423: "SubgroupBallotKHR",
+    4433: "StorageBuffer16BitAccess", 4441: "VariablePointersStorageBuffer", 4442: "VariablePointers",
+    4464: "DenormPreserve", 4465: "DenormFlushToZero", 4466: "SignedZeroInfNanPreserve",
+    4467: "RoundingModeRTE", 4468: "RoundingModeRTZ", 5008: "Float16ImageAMD", 5016: "Int64ImageEXT",
+    5568: "SubgroupShuffleINTEL", 5569: "SubgroupBufferBlockIOINTEL", 5603: "FunctionPointersINTEL",
+    5604: "IndirectReferencesINTEL", 5606: "AsmINTEL", 5612: "AtomicFloat32MinMaxEXT",
+    5613: "AtomicFloat64MinMaxEXT", 5616: "AtomicFloat16MinMaxEXT", 5617: "VectorComputeINTEL",
+    5619: "VectorAnyINTEL", 5629: "ExpectAssumeKHR", 5821: "FunctionFloatControlINTEL",
+    5886: "UnstructuredLoopControlsINTEL", 5892: "KernelAttributesINTEL", 5897: "FPGAKernelAttributesINTEL",
+    6017: "DotProductInput4x8Bit", 6019: "DotProduct", 6025: "BitInstructions", 6033: "AtomicFloat32AddEXT",
+    6034: "AtomicFloat64AddEXT", 6094: "OptNoneINTEL", 6095: "AtomicFloat16AddEXT", 6141: "SplitBarrierINTEL",
+    6400: "GroupUniformArithmeticKHR",
+}
+
+
+@dataclass(frozen=True)
+class SpirvInfo:
+    version: str  # "1.6"
+    generator: str  # "Khronos LLVM/SPIR-V Translator (version 14)"
+    bound: int
+    entry_points: tuple[str, ...]
+    capabilities: tuple[str, ...]
+    extensions: tuple[str, ...]
+
+
+def is_spirv(buf: Buffer, off: int = 0, size: int | None = None) -> bool:
+    end = len(buf) if size is None else off + size
+    return end - off >= 20 and bytes(buf[off : off + 4]) in MAGIC_BYTES
+
+
+def _string(words: bytes, endian: str) -> str:
+    """A literal string operand: UTF-8, NUL-terminated, padded to words."""
+    raw = words.split(b"\0", 1)[0]
+    return raw.decode("utf-8", errors="replace")
+
+
+def parse_spirv(buf: Buffer, off: int, size: int, what: str = "SPIR-V module") -> SpirvInfo:
+    """Read the header and the preamble up to the first OpFunction; never the function bodies."""
+    end = off + size
+    if size < 20 or end > len(buf):
+        raise FormatError(f"{what}: {size} bytes is too short for a SPIR-V header")
+    head = bytes(buf[off : off + 4])
+    if head not in MAGIC_BYTES:
+        raise FormatError(f"{what}: no SPIR-V magic")
+    endian = "<" if head == MAGIC_BYTES[0] else ">"
+    _, version, generator, bound, _schema = struct.unpack_from(f"{endian}5I", buf, off)
+    major, minor = (version >> 16) & 0xFF, (version >> 8) & 0xFF
+    tool, tool_version = generator >> 16, generator & 0xFFFF
+    gen = f"{GENERATORS.get(tool, f'tool {tool}')} (version {tool_version})"
+    entries: list[str] = []
+    caps: list[str] = []
+    exts: list[str] = []
+    pos = off + 20
+    word = struct.Struct(f"{endian}I")
+    while pos + 4 <= end:
+        (first,) = word.unpack_from(buf, pos)
+        count, opcode = first >> 16, first & 0xFFFF
+        if count == 0:
+            raise FormatError(f"{what}: instruction with word count 0 at byte {pos - off}")
+        if pos + 4 * count > end:
+            raise FormatError(f"{what}: instruction at byte {pos - off} runs past the end of the module")
+        if opcode == OP_FUNCTION:
+            break
+        if opcode == OP_CAPABILITY and count >= 2:
+            (cap,) = word.unpack_from(buf, pos + 4)
+            caps.append(CAPABILITIES.get(cap, f"Capability({cap})"))
+        elif opcode == OP_EXTENSION and count >= 2:
+            exts.append(_string(bytes(buf[pos + 4 : pos + 4 * count]), endian))
+        elif opcode == OP_ENTRY_POINT and count >= 4:
+            entries.append(_string(bytes(buf[pos + 12 : pos + 4 * count]), endian))
+        pos += 4 * count
+    return SpirvInfo(f"{major}.{minor}", gen, bound, tuple(entries), tuple(caps), tuple(exts))

@@ -1,0 +1,39 @@
+"""`--validate`: run spirv-val on each SPIR-V payload when the tool exists."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import replace
+
+from rocm_spirv.inspect.report import SPIRV, Entry, FileReport, Validation
+
+
+def spirv_val() -> str | None:
+    return shutil.which("spirv-val")
+
+
+def validate_payload(tool: str, payload: bytes, timeout: float = 60.0) -> Validation:
+    try:
+        run = subprocess.run([tool, "-"], input=payload, capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return Validation(False, f"spirv-val did not finish in {timeout:.0f} s")
+    except OSError as err:
+        return Validation(None, f"spirv-val could not run: {err}")
+    text = (run.stderr or run.stdout).decode(errors="replace").strip().splitlines()
+    return Validation(run.returncode == 0, text[0] if text else ("valid" if run.returncode == 0 else "invalid"))
+
+
+def validate(files: list[FileReport], payloads: dict[tuple[str, int], bytes], tool: str | None) -> list[FileReport]:
+    """Attach a Validation to each SPIR-V entry; payloads maps (path, entry index) to the module bytes."""
+    out = []
+    for f in files:
+        entries: list[Entry] = []
+        for i, e in enumerate(f.entries):
+            if e.kind == SPIRV:
+                v = (Validation(None, "not run: spirv-val is not on PATH") if tool is None
+                     else validate_payload(tool, payloads.get((f.path, i), b"")))
+                e = replace(e, validation=v)
+            entries.append(e)
+        out.append(replace(f, entries=tuple(entries)))
+    return out
