@@ -1,0 +1,17 @@
+# Semantic versioning: any 0.1.x satisfies a request for 0.1 or lower within the same major.
+set(PACKAGE_VERSION "0.1.0")
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  string(REGEX MATCH "^[0-9]+" _rocm_spirv_major "${PACKAGE_VERSION}")
+  if(PACKAGE_FIND_VERSION_MAJOR STREQUAL _rocm_spirv_major OR NOT DEFINED PACKAGE_FIND_VERSION_MAJOR
+     OR PACKAGE_FIND_VERSION STREQUAL "")
+    set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  else()
+    set(PACKAGE_VERSION_COMPATIBLE FALSE)
+  endif()
+  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+  unset(_rocm_spirv_major)
+endif()

@@ -1,0 +1,41 @@
+# rocm_spirv_retarget_directory([DIRECTORY dir] [RECURSE] [OFFLOAD mode] [ARCHS …]):
+# retarget every HIP-compiling target of a directory tree at the end of configure.
+include_guard(GLOBAL)
+
+function(rocm_spirv_retarget_directory)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "RECURSE" "DIRECTORY;OFFLOAD" "ARCHS")
+  if(NOT ARG_DIRECTORY)
+    set(ARG_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")
+  endif()
+  get_filename_component(dir "${ARG_DIRECTORY}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  # Deferred on the top-level directory: runs once every subdirectory is done.
+  cmake_language(EVAL CODE "
+    cmake_language(DEFER DIRECTORY [[${CMAKE_SOURCE_DIR}]] CALL _rocm_spirv_retarget_tree
+      [[${dir}]] [[${ARG_RECURSE}]] [[${ARG_OFFLOAD}]] [[${ARG_ARCHS}]])")
+endfunction()
+
+function(_rocm_spirv_retarget_tree dir recurse mode archs)
+  if(NOT mode)
+    set(mode "${ROCM_SPIRV_OFFLOAD}")
+  endif()
+  _rocm_spirv_check_mode("${mode}")
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  set(count 0)
+  foreach(t IN LISTS targets)
+    get_target_property(done "${t}" _ROCM_SPIRV_REQUESTED)
+    if(done)
+      continue()
+    endif()
+    set_target_properties("${t}" PROPERTIES _ROCM_SPIRV_REQUESTED TRUE)
+    _rocm_spirv_retarget("${t}" "${mode}" "${archs}" gpu)
+    if(gpu)
+      math(EXPR count "${count} + 1")
+    endif()
+  endforeach()
+  if(recurse)
+    get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+    foreach(sub IN LISTS subdirs)
+      _rocm_spirv_retarget_tree("${sub}" "${recurse}" "${mode}" "${archs}")
+    endforeach()
+  endif()
+endfunction()

@@ -1,0 +1,59 @@
+# One cached probe per compiler: can it emit amdgcnspirv, and with which flags?
+include_guard(GLOBAL)
+
+function(_rocm_spirv_compiler out)
+  if(CMAKE_HIP_COMPILER)
+    set(${out} "${CMAKE_HIP_COMPILER}" PARENT_SCOPE)
+  else()
+    set(${out} "${CMAKE_CXX_COMPILER}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Sets ROCM_SPIRV_SPIRV_FLAGS (cache, internal) to what the compiler needs beyond
+# --offload-arch=amdgcnspirv. Reconfiguring with the same compiler costs nothing.
+function(_rocm_spirv_probe)
+  _rocm_spirv_compiler(cxx)
+  if(DEFINED CACHE{_ROCM_SPIRV_PROBED} AND "$CACHE{_ROCM_SPIRV_PROBED}" STREQUAL "${cxx}")
+    return()
+  endif()
+  set(dir "${CMAKE_BINARY_DIR}/CMakeFiles/RocmSpirvProbe")
+  file(MAKE_DIRECTORY "${dir}")
+  file(WRITE "${dir}/probe.hip"
+    "#define __global__ __attribute__((global))\n"
+    "extern \"C\" __global__ void rocm_spirv_probe(float* x) { x[0] = 1.0f; }\n")
+  # The external llvm-spirv translator path first (ROCm's production path),
+  # then clang's in-tree backend; -fvisibility=default keeps calls to
+  # device-library functions that the runtime JIT links later legal there.
+  set(found "")
+  set(chosen "")
+  file(REMOVE "${dir}/probe.out")
+  set(log "")
+  # A foreach variable is restored after the loop, and list items cannot hold
+  # lists, so candidates are spelled with | and the winner copied out.
+  foreach(candidate IN ITEMS "none" "-use-spirv-backend|-fvisibility=default")
+    string(REPLACE "|" ";" flags "${candidate}")
+    list(REMOVE_ITEM flags none)
+    execute_process(
+      COMMAND "${cxx}" -x hip -nogpuinc -nogpulib --cuda-device-only --offload-arch=amdgcnspirv ${flags}
+              -c probe.hip -o probe.out
+      WORKING_DIRECTORY "${dir}" RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+    if(rc EQUAL 0 AND EXISTS "${dir}/probe.out")
+      set(found TRUE)
+      set(chosen "${flags}")
+      break()
+    endif()
+    string(APPEND log "${e}")
+  endforeach()
+  if(NOT found)
+    string(REGEX MATCH "[^\n]*error[^\n]*" first_error "${log}")
+    message(FATAL_ERROR
+      "RocmSpirv: ${cxx} cannot emit amdgcnspirv (${first_error}). It needs clang >= 22 with the SPIR-V "
+      "backend, or clang >= 19 with llvm-spirv. Remedy: run rocm-spirv doctor "
+      "(rocm-spirv toolchain provision gives a clang 22).")
+  endif()
+  set(flags "${chosen}")
+  set(ROCM_SPIRV_SPIRV_FLAGS "${flags}" CACHE INTERNAL "flags the compiler needs for amdgcnspirv")
+  set(_ROCM_SPIRV_PROBED "${cxx}" CACHE INTERNAL "compiler ROCM_SPIRV_SPIRV_FLAGS was probed for")
+  string(REPLACE ";" " " shown "${flags}")
+  message(STATUS "RocmSpirv: ${cxx} emits amdgcnspirv ${shown}")
+endfunction()
