@@ -22,7 +22,7 @@ ArchsInfo = provider(
 def _offload_flag_impl(ctx):
     mode = ctx.build_setting_value
     if mode not in OFFLOAD_MODES:
-        fail("--{}={!r} is not an offload mode; use one of: {}".format(
+        fail("--{}='{}' is not an offload mode; use one of: {}".format(
             ctx.label,
             mode,
             ", ".join(OFFLOAD_MODES),
