@@ -68,6 +68,13 @@ def workspace(toolchain: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     out = cli("bazel", "generate", "--output", str(root / "rocm_spirv"),
               "--compiler", str(toolchain / "bin" / "clang++"))
     assert out.returncode == 0, out.stderr
+    # A library pinned to its own native targets, beside the sample's packages.
+    (root / "pinned").mkdir()
+    shutil.copy(root / "saxpy.hip", root / "pinned" / "saxpy.hip")
+    (root / "pinned" / "BUILD.bazel").write_text(
+        'load("@rocm_spirv//:defs.bzl", "hip_library")\n'
+        'hip_library(name = "pinned", srcs = ["saxpy.hip"], deps = ["//:kernels"], archs = ["gfx90a"],\n'
+        '            copts = ["-nogpuinc", "-nogpulib"])\n')
     ws = Workspace(root, bazel, base / "user_root", toolchain / "bin" / "clang-offload-bundler")
     yield ws
     ws.run("shutdown")
@@ -114,7 +121,7 @@ def test_generate_bad_input(toolchain: Path, tmp_path: Path) -> None:
 def test_spirv_builds_one_spirv_entry(workspace: Workspace) -> None:
     out = workspace.build("--@rocm_spirv//:offload=spirv")
     assert out.returncode == 0, out.stderr[-4000:]
-    for artifact in ARTIFACTS:
+    for artifact in [*ARTIFACTS, "pinned/libpinned.a"]:
         assert workspace.entries(artifact) == [SPIRV], artifact
     # The default mode is spirv: nothing to rebuild.
     again = workspace.build()
@@ -135,6 +142,7 @@ def test_hybrid_builds_spirv_and_the_listed_archs(workspace: Workspace) -> None:
     assert out.returncode == 0, out.stderr[-4000:]
     for artifact in ARTIFACTS:
         assert workspace.entries(artifact) == ["amdgcn-amd-amdhsa--gfx942", SPIRV], artifact
+    assert workspace.entries("pinned/libpinned.a") == ["amdgcn-amd-amdhsa--gfx90a", SPIRV]
 
 
 def test_bad_archs_fail_analysis_listing_valid_targets(workspace: Workspace, toolchain: Path) -> None:
@@ -144,6 +152,37 @@ def test_bad_archs_fail_analysis_listing_valid_targets(workspace: Workspace, too
     assert "Analysis of target" in out.stderr and "0 processes" in out.stderr
     assert "'gfx9999' is not a valid AMD GPU target for this compiler" in out.stderr
     assert f"valid targets: {', '.join(valid)}" in out.stderr
+    pinned_bad = workspace.root / "pinned" / "bad" / "BUILD.bazel"
+    pinned_bad.parent.mkdir()
+    pinned_bad.write_text('load("@rocm_spirv//:defs.bzl", "hip_library")\n'
+                          'hip_library(name = "bad", archs = ["gfx9000"])\n')
+    try:
+        out = workspace.run("build", "//pinned/bad")
+    finally:
+        shutil.rmtree(pinned_bad.parent)
+    assert out.returncode != 0
+    assert "//pinned/bad:bad archs: 'gfx9000' is not a valid AMD GPU target" in out.stderr
     bad_mode = workspace.build("--@rocm_spirv//:offload=fast")
     assert bad_mode.returncode != 0
     assert "'fast' is not an offload mode; use one of: spirv, native, hybrid" in bad_mode.stderr
+
+
+def test_spirv_needs_a_spirv_compiler(tmp_path: Path) -> None:
+    """With a compiler that cannot emit SPIR-V (Debian's clang 19), spirv and hybrid fail analysis."""
+    bazel, clang19 = shutil.which("bazel"), shutil.which("clang++-19")
+    if bazel is None or clang19 is None:
+        pytest.skip("needs bazel and clang++-19 on PATH (apt-get install bazel-bootstrap clang-19)")
+    result = probe(explicit_candidate(clang19))
+    if result.can_spirv or not result.hip:
+        pytest.skip(f"{clang19} is not a HIP compiler without SPIR-V")
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLES / "bazel", root, ignore=shutil.ignore_patterns("rocm_spirv", "bazel-*"))
+    assert cli("bazel", "generate", "--output", str(root / "rocm_spirv"), "--compiler", clang19).returncode == 0
+    ws = Workspace(root, bazel, tmp_path / "user_root", Path(result.bundler or "clang-offload-bundler"))
+    try:
+        for mode in ("spirv", "hybrid"):
+            out = ws.build(f"--@rocm_spirv//:offload={mode}")
+            assert out.returncode != 0 and "0 processes" in out.stderr
+            assert f"--@rocm_spirv//:offload={mode}: {clang19} cannot emit amdgcnspirv" in out.stderr
+    finally:
+        ws.run("shutdown")
