@@ -186,3 +186,24 @@ def test_spirv_needs_a_spirv_compiler(tmp_path: Path) -> None:
             assert f"--@rocm_spirv//:offload={mode}: {clang19} cannot emit amdgcnspirv" in out.stderr
     finally:
         ws.run("shutdown")
+
+
+def test_stub_runtime_without_libamdhip64(toolchain: Path, tmp_path: Path) -> None:
+    """Generated where no libamdhip64 was found: binaries link the stub and run."""
+    bazel = shutil.which("bazel")
+    if bazel is None:
+        pytest.skip("bazel is not on PATH (apt-get install bazel-bootstrap)")
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLES / "bazel", root, ignore=shutil.ignore_patterns("rocm_spirv", "bazel-*"))
+    cfg = BazelConfig.from_probe(probe(explicit_candidate(str(toolchain / "bin" / "clang++"))))
+    cfg.hip_runtime = None
+    render(cfg, root / "rocm_spirv")
+    ws = Workspace(root, bazel, tmp_path / "user_root", toolchain / "bin" / "clang-offload-bundler")
+    try:
+        out = ws.build()
+        assert out.returncode == 0, out.stderr[-4000:]
+        assert ws.entries("app") == [SPIRV]
+        run = subprocess.run([str(root / "bazel-bin" / "app")], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0 and "no HIP runtime was linked (stub)" in run.stderr
+    finally:
+        ws.run("shutdown")

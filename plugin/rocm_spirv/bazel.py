@@ -115,7 +115,8 @@ def render(cfg: BazelConfig, out: Path) -> list[Path]:
     written: list[Path] = []
     for src in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = src.relative_to(root)
-        mode = 0o755 if src.stat().st_mode & 0o111 else 0o644
+        # A wheel may drop the executable bit; scripts need it for sh_binary.
+        mode = 0o755 if src.stat().st_mode & 0o111 or src.suffix == ".sh" else 0o644
         if rel.suffix == ".j2":
             dest = out / rel.with_suffix("")
             write_atomic(dest, env.get_template(rel.as_posix()).render(**context), mode)
