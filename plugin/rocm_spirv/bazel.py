@@ -1,0 +1,138 @@
+"""`rocm-spirv bazel generate`: a Bazel repository (@rocm_spirv) around the discovered HIP compiler."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from rocm_spirv import __version__
+from rocm_spirv.doctor import choose
+from rocm_spirv.errors import UserError
+from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.resources import templates_dir
+from rocm_spirv.toolchain.discover import candidates
+from rocm_spirv.toolchain.probe import ProbeResult, probe
+
+DEFAULT_OUTPUT = Path("rocm_spirv")
+DEFAULT_ARCHS = ["gfx942"]
+OFFLINE_REPOS = ("rules_cc", "rules_java", "remote_coverage_tools")
+
+
+@dataclass
+class BazelConfig:
+    """What the generated repository hard-codes about the compiler."""
+
+    compiler: str
+    clang_version: str
+    source: str
+    spirv_flags: list[str] | None  # None: the compiler cannot emit amdgcnspirv
+    gfx_targets: list[str]
+    default_copts: list[str] = field(default_factory=list)
+    hip_runtime: str | None = None
+    default_archs: list[str] = field(default_factory=lambda: list(DEFAULT_ARCHS))
+
+    @classmethod
+    def from_probe(cls, r: ProbeResult) -> BazelConfig:
+        if not r.gfx_targets:
+            raise UserError(f"{r.path} lists no AMD GPU targets",
+                            "pass --compiler PATH to a clang++ with the AMDGPU backend")
+        default = [a for a in DEFAULT_ARCHS if a in r.gfx_targets] or r.gfx_targets[-1:]
+        return cls(
+            compiler=r.path,
+            clang_version=r.version or "unknown",
+            source=r.source,
+            spirv_flags=list(r.spirv_flags) if r.can_spirv else None,
+            gfx_targets=list(r.gfx_targets),
+            # Without ROCm device libraries gfx code links none; SPIR-V gets them at JIT time.
+            default_copts=[] if r.device_libs else ["-nogpulib"],
+            hip_runtime=r.hip_runtime,
+            default_archs=default,
+        )
+
+
+def find_compiler(compiler: str | None) -> ProbeResult:
+    """The compiler the repository will use: the one given, else what discovery picks."""
+    results = [probe(c) for c in candidates(compiler)]
+    if compiler:
+        r = results[0]
+        if not r.hip:
+            why = r.errors[0] if r.errors else "no HIP support"
+            raise UserError(f"{compiler} cannot compile HIP for AMD GPUs ({why})",
+                            "pass a clang++ built with the AMDGPU backend, or run "
+                            "`rocm-spirv toolchain provision` and use its bin/clang++")
+        return r
+    best = choose(results)
+    if best is None:
+        raise UserError("no HIP-capable clang++ found",
+                        "run `rocm-spirv toolchain provision`, or pass --compiler PATH")
+    return best
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir() / "bazel")),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def workspace_snippet(out: Path) -> str:
+    lines = [f'local_repository(name = "rocm_spirv", path = "{out}")']
+    lines += [f'local_repository(name = "{n}", path = "{out}/offline/{n}")' for n in OFFLINE_REPOS]
+    return "\n".join(lines) + "\n"
+
+
+def render(cfg: BazelConfig, out: Path) -> list[Path]:
+    """Write the repository to out; returns the files written."""
+    out = out.absolute()
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out} exists and is not a folder", "pass --output DIR for a new or generated folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / "toolchain_config.bzl").is_file():
+        raise UserError(f"{out} is not empty and not a generated @rocm_spirv repository",
+                        "pass --output DIR for a new folder (regenerating over an earlier output is fine)")
+    root = templates_dir() / "bazel"
+    env = _env()
+    runtime = Path(cfg.hip_runtime) if cfg.hip_runtime else None
+    context = {
+        "version": __version__,
+        "compiler": cfg.compiler,
+        "clang_version": cfg.clang_version,
+        "source": cfg.source,
+        "spirv_flags": cfg.spirv_flags,
+        "gfx_targets": cfg.gfx_targets,
+        "default_copts": cfg.default_copts,
+        "default_archs": cfg.default_archs,
+        "hip_runtime": str(runtime) if runtime else None,
+        "hip_runtime_dir": str(runtime.parent) if runtime else None,
+        "hip_runtime_name": runtime.name if runtime else None,
+        "workspace_snippet": workspace_snippet(out),
+    }
+    written: list[Path] = []
+    for src in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = src.relative_to(root)
+        # A wheel may drop the executable bit; scripts need it for sh_binary.
+        mode = 0o755 if src.stat().st_mode & 0o111 or src.suffix == ".sh" else 0o644
+        if rel.suffix == ".j2":
+            dest = out / rel.with_suffix("")
+            write_atomic(dest, env.get_template(rel.as_posix()).render(**context), mode)
+        else:
+            dest = out / rel
+            write_atomic(dest, src.read_bytes(), mode)
+        written.append(dest)
+    return written
+
+
+def generate(output: Path | None, compiler: str | None) -> tuple[Path, BazelConfig]:
+    cfg = BazelConfig.from_probe(find_compiler(compiler))
+    out = (output or DEFAULT_OUTPUT).absolute()
+    render(cfg, out)
+    return out, cfg
+
+
+def bazel_executable() -> str | None:
+    return shutil.which("bazel") or shutil.which("bazelisk")

@@ -1,0 +1,30 @@
+"""`rocm-spirv bazel generate`: the @rocm_spirv Bazel repository (hip_library, hip_binary, hip_test)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rocm_spirv.bazel import DEFAULT_OUTPUT, generate, workspace_snippet
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("bazel", help="generate Bazel rules that build HIP for SPIR-V, native or both")
+    bsub = p.add_subparsers(dest="bazel_command", metavar="ACTION", required=True)
+    g = bsub.add_parser("generate", help="write the @rocm_spirv repository for the discovered compiler")
+    g.add_argument("--output", type=Path, default=None,
+                   help=f"folder to write (default: ./{DEFAULT_OUTPUT})")
+    g.add_argument("--compiler", help="clang++ to use (default: discovered, or the provisioned one)")
+    g.set_defaults(func=_generate)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    out, cfg = generate(args.output, args.compiler)
+    spirv = "amdgcnspirv " + " ".join(cfg.spirv_flags) if cfg.spirv_flags is not None else "no SPIR-V"
+    print(f"{out}: @rocm_spirv for {cfg.compiler} (clang {cfg.clang_version}, {spirv.strip()}, "
+          f"{len(cfg.gfx_targets)} gfx targets)")
+    print("Add to WORKSPACE (the rules_* lines keep Bazel 4 offline; drop them if you fetch those):")
+    print(workspace_snippet(out), end="")
+    print("Build with --@rocm_spirv//:offload=spirv|native|hybrid --@rocm_spirv//:archs=gfx90a,gfx942")
+    return 0
