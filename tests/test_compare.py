@@ -58,3 +58,18 @@ def test_compare_bad_input(toolchain: Path, tmp_path: Path) -> None:
     assert out.returncode == 2 and "has no CMakeLists.txt" in out.stderr and "Traceback" not in out.stderr
     out = compare(toolchain, str(SAMPLES / "kernels"), "--archs", "gfx940")
     assert out.returncode == 2 and "unknown GPU target(s) gfx940" in out.stderr
+
+
+def test_compare_needs_no_edits_on_hard_coded_flags(toolchain: Path) -> None:
+    out = compare(toolchain, str(REPO / "tests" / "data" / "hardcoded"), "--repeat", "1",
+                  "--native-archs", "gfx942", "--json")
+    assert out.returncode == 0, out.stderr[-3000:]
+    by_name = {r["variant"]["name"]: r for r in json.loads(out.stdout)["results"]}
+
+    def entries(name: str) -> set[str]:
+        return set(by_name[name]["runs"][0]["artifacts"][0]["entries"])
+
+    assert entries("spirv") == {"hip-spirv64-amd-amdhsa--amdgcnspirv"}
+    assert entries("hybrid") == {"hipv4-spirv64-amd-amdhsa--amdgcnspirv", "hipv4-amdgcn-amd-amdhsa--gfx942"}
+    # Native is the project as written: its own two targets.
+    assert entries("native") == {"hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--gfx942"}

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rocm_spirv.compare.model import Run, Variant
 from rocm_spirv.compare.sizes import find_artifacts
+from rocm_spirv.resources import cmake_dir
 
 
 class BuildFailed(Exception):
@@ -35,16 +36,21 @@ class Setup:
 
 
 def configure_command(setup: Setup, variant: Variant, build: Path) -> list[str]:
-    flags = list(setup.spirv_flags) if variant.mode != "native" else []
-    if variant.compress:
-        flags.append("--offload-compress")
+    flags = ["--offload-compress"] if variant.compress else []
+    # Native builds are the project as it is (with the chosen list); SPIR-V and
+    # hybrid go through RocmSpirv's project hook, so hard-coded lists need no edits.
+    hook = [] if variant.mode == "native" else [
+        f"-DCMAKE_PROJECT_INCLUDE={cmake_dir() / 'RocmSpirvProjectInclude.cmake'}",
+        f"-DROCM_SPIRV_OFFLOAD={variant.mode}",
+        f"-DROCM_SPIRV_NATIVE_ARCHS={';'.join(variant.archs)}",
+    ]
     return [
         setup.tool("cmake"), "-S", str(setup.project), "-B", str(build), "-G", "Ninja",
         f"-DCMAKE_MAKE_PROGRAM={setup.tool('ninja')}",
         f"-DCMAKE_HIP_COMPILER={setup.compiler}", f"-DCMAKE_CXX_COMPILER={setup.compiler}",
         f"-DCMAKE_HIP_ARCHITECTURES={';'.join(variant.offload_archs)}",
-        f"-DCMAKE_HIP_FLAGS={' '.join(flags)}",
-        "-DCMAKE_BUILD_TYPE=Release",
+        f"-DCMAKE_HIP_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}",
+        "-DCMAKE_BUILD_TYPE=Release", *hook,
     ]
 
 

@@ -1,0 +1,1 @@
+#include "../../../samples/cmake/common/saxpy.hip"
