@@ -7,7 +7,6 @@ else, and quickly.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
