@@ -173,6 +173,9 @@ def test_require_native_and_hybrid(art: dict[str, Path], capsys: pytest.CaptureF
     assert run(capsys, str(art["hybridz.o"]), "--require", "hybrid:gfx942")[0] == 0
     assert run(capsys, str(art["spv.o"]), "--require", "hybrid:gfx942")[0] == 1
     assert run(capsys, str(art["hybrid.o"]), "--require", "native:gfx942")[0] == 1
+    # lib.so links a per-arch, a SPIR-V and a hybrid object: each bundle is judged on its own.
+    code, out, _ = run(capsys, str(art["lib.so"]), "--require", "hybrid:gfx942")
+    assert code == 1 and "bundle 1 of 3: no SPIR-V" in out and "bundle 2 of 3: no native code object for gfx942" in out
 
 
 def test_bad_require_spec(art: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

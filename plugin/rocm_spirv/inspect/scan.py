@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import mmap
 import os
@@ -157,11 +158,12 @@ def _report(name: str, fmt: str, section: str, bundles: list[bundle.Bundle], ext
     entries: list[Entry] = []
     infos: list[BundleInfo] = []
     where: list[tuple[Buffer, int, int]] = []
-    for b in bundles:
+    for index, b in enumerate(bundles):
         infos.append(BundleInfo(section, b.offset, b.size, b.stored_size, b.compression or "bundle"))
         for raw in b.entries:
-            entries.append(describe(raw.id, b.data, raw.offset, raw.size, b.compression or "bundle",
-                                    None if b.compression else raw.size, f"{name}: entry {raw.id}"))
+            entry = describe(raw.id, b.data, raw.offset, raw.size, b.compression or "bundle",
+                             None if b.compression else raw.size, f"{name}: entry {raw.id}")
+            entries.append(dataclasses.replace(entry, bundle=index))
             where.append((b.data, raw.offset, raw.size))
     if sink is not None:
         for i, (e, (data, off, size)) in enumerate(zip(entries + extra, where + (extra_buf or []), strict=True)):
