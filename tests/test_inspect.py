@@ -196,6 +196,14 @@ def test_json_and_validate(art: dict[str, Path], capsys: pytest.CaptureFixture[s
     else:
         assert spv["validation"]["ok"] is None
     co = next(e for e in inp["files"][0]["entries"] if e["kind"] == "code-object")
+    # The streamed document is the same as the one built in memory.
+    from rocm_spirv.inspect.render import to_json
+
+    code, out, _ = run(capsys, str(art["lib.so"]), "--json", "--require", "spirv-only")
+    streamed = json.loads(out)
+    built = to_json([inspect_path(art["lib.so"])], None, [])
+    assert json.loads(json.dumps(built))["inputs"] == streamed["inputs"]
+    assert code == 1 and streamed["requirement"]["met"] is False
     assert co["code_object"]["target_id"] == "gfx942" and co["code_object"]["kernels"] == ["scale_h"]
 
 
