@@ -342,3 +342,16 @@ def test_bare_code_object_and_spirv(art: dict[str, Path], tmp_path: Path) -> Non
     spv.write_bytes(blob[sraw.offset : sraw.offset + sraw.size])
     (g,) = inspect_path(spv).files
     assert g.entries[0].kind == "spirv" and g.entries[0].spirv and g.entries[0].spirv.entry_points == ("scale",)
+
+
+def test_id_cross_checked_with_e_flags(art: dict[str, Path], tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    data = art["native.fb"].read_bytes()
+    head_end = data.find(b"\x7fELF")
+    lie = data[:head_end].replace(b"--gfx90a", b"--gfx908") + data[head_end:]  # same length, header only
+    (tmp_path / "lie.fb").write_bytes(lie)
+    (f,) = inspect_path(tmp_path / "lie.fb").files
+    (e,) = [e for e in f.entries if e.id.endswith("gfx908")]
+    assert e.problems == ("id names gfx908, e_flags say gfx90a",)
+    code, out, _ = run(capsys, str(tmp_path / "lie.fb"), "--require", "native:gfx908")
+    assert code == 1 and "e_flags say gfx90a" in out
