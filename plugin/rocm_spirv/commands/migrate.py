@@ -1,0 +1,59 @@
+"""`rocm-spirv migrate PATH`: report per-arch build settings and sources; --apply retargets the build."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from rocm_spirv.errors import UserError
+from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.migrate.apply import plan, unified_diff
+from rocm_spirv.migrate.report import print_human, to_json
+from rocm_spirv.migrate.sarif import to_sarif
+from rocm_spirv.migrate.scan import scan
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("migrate", help="find per-arch build settings and code; retarget the build to SPIR-V")
+    p.add_argument("path", type=Path, help="project folder (or one file) to scan")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 when findings remain")
+    mode.add_argument("--diff", action="store_true", help="print the build edits --apply would make")
+    mode.add_argument("--apply", action="store_true", help="edit CMake files in place (sources are never edited)")
+    p.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="report format")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="skip paths matching GLOB (repeatable; matches a name, a path or a path suffix)")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    root: Path = args.path
+    if not root.exists():
+        raise UserError(f"{root} does not exist", "pass a project folder or a file to scan")
+    s = scan(root.resolve(), tuple(args.exclude))
+    changes = plan(s)
+    mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"
+    if args.diff:
+        sys.stdout.write(unified_diff(changes))
+        return 0
+    if args.apply:
+        base = root.resolve() if root.is_dir() else root.resolve().parent
+        for rel, (_, new) in changes.items():
+            write_atomic(base / rel, new)
+        s = scan(root.resolve(), tuple(args.exclude))  # report what is left after the edits
+    result = s.result
+    changed = sorted(changes)
+    if args.format == "json":
+        print(json.dumps(to_json(result, mode, changed), indent=2))
+    elif args.format == "sarif":
+        print(json.dumps(to_sarif(result), indent=2))
+    else:
+        print_human(Console(), result, mode, changed)
+    if args.check:
+        return 1 if result.remaining else 0
+    return 0

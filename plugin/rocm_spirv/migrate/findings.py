@@ -1,0 +1,161 @@
+"""Result types of a migrate scan: rules, findings, edits. Plain data, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Severity(Enum):
+    ERROR = "error"  # the SPIR-V build fails or computes the wrong thing
+    WARNING = "warning"  # per-arch behaviour is silently lost or kept
+    NOTE = "note"  # worth a look; usually a one-line build change
+
+    @property
+    def sarif_level(self) -> str:
+        return self.value
+
+
+class Redirect(Enum):
+    """Whether a toolchain file alone can send this setting to amdgcnspirv."""
+
+    TOOLCHAIN = "toolchain"  # setting GPU_TARGETS etc. in the toolchain file is enough
+    TOOLCHAIN_FORCE = "toolchain-force"  # only with set(… CACHE … FORCE) in the toolchain file
+    ENVIRONMENT = "environment"  # the value comes from the environment; export amdgcnspirv
+    BUILD_FILE = "build-file"  # the build file itself must change
+    SOURCE = "source"  # a source change (never edited by --apply)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: Severity
+    summary: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: Rule
+    path: str  # relative to the scanned root, '/'-separated
+    line: int
+    column: int
+    message: str
+    fix: str
+    redirect: Redirect
+    handled: bool = False  # already behind ROCM_SPIRV_OFFLOAD / rocm_spirv_target: nothing left to do
+    snippet: str = ""
+
+    @property
+    def severity(self) -> Severity:
+        return self.rule.severity
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "rule": self.rule.id,
+            "name": self.rule.name,
+            "severity": self.severity.value,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "fix": self.fix,
+            "redirect": self.redirect.value,
+            "handled": self.handled,
+            "snippet": self.snippet,
+        }
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Insert or replace text at [start, end) of one file's original contents."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class FileReport:
+    path: str
+    kind: str  # cmake, presets, source
+    findings: list[Finding] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
+    error: str = ""  # unreadable or unparsable: reported, never edited
+
+
+@dataclass
+class ScanResult:
+    root: str
+    files_scanned: int = 0
+    files: list[FileReport] = field(default_factory=list)  # only files with findings, edits or errors
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for r in self.files for f in r.findings]
+
+    @property
+    def remaining(self) -> list[Finding]:
+        return [f for f in self.findings if not f.handled]
+
+    @property
+    def errors(self) -> list[FileReport]:
+        return [r for r in self.files if r.error]
+
+
+def _rules(*rules: Rule) -> dict[str, Rule]:
+    return {r.id: r for r in rules}
+
+
+E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
+
+RULES = _rules(
+    # CMake
+    Rule("RSM101", "arch-list", W, "a per-arch target list is set or defaulted",
+         "GPU_TARGETS, AMDGPU_TARGETS, CMAKE_HIP_ARCHITECTURES and friends decide which code objects are built; "
+         "under SPIR-V the list is `amdgcnspirv`."),
+    Rule("RSM102", "hip-architectures-property", W, "HIP_ARCHITECTURES is set on a target",
+         "A target property overrides CMAKE_HIP_ARCHITECTURES, so no toolchain file can redirect it."),
+    Rule("RSM103", "offload-arch-flag", W, "--offload-arch=gfx… is passed in options or flags",
+         "Explicit --offload-arch flags add native code objects next to (or instead of) SPIR-V."),
+    Rule("RSM104", "legacy-target-flag", E, "legacy --amdgpu-target= / -amdgpu-target= spelling",
+         "The legacy HCC spelling is not accepted for amdgcnspirv; use --offload-arch= or, better, the target list."),
+    Rule("RSM105", "amdgpu-backend-option", W, "-mllvm -amdgpu-* backend option",
+         "AMDGPU backend options do not reach the runtime's JIT compile of SPIR-V; they are dropped or rejected."),
+    Rule("RSM106", "arch-branch", W, "the build branches on the target list",
+         "A condition such as `GPU_TARGETS MATCHES gfx90a` is false under amdgcnspirv, so its branch is lost."),
+    Rule("RSM107", "per-arch-loop", W, "a loop over targets adds per-arch sources, definitions or commands",
+         "Loops over the target list run once for `amdgcnspirv`; per-arch sources or -mcpu= commands break."),
+    Rule("RSM108", "arch-allow-list", E, "an allow-list validates or filters target names",
+         "Allow-lists and filters reject or silently drop `amdgcnspirv`."),
+    Rule("RSM109", "kernel-generator", W, "the target list is handed to a kernel generator",
+         "Generators invoked per arch (Tensile, CK, custom scripts) emit native objects, not SPIR-V."),
+    Rule("RSM110", "findhip", W, "FindHIP hip_add_* / HCC_AMDGPU_TARGET",
+         "The FindHIP module compiles through hipcc with HCC_AMDGPU_TARGET; port to enable_language(HIP)."),
+    Rule("RSM111", "env-arch-list", W, "an environment variable supplies the target list",
+         "PYTORCH_ROCM_ARCH / HCC_AMDGPU_TARGET / GPU_TARGETS from the environment feed the arch list."),
+    Rule("RSM112", "preset-arch-list", W, "a CMake preset sets a per-arch list",
+         "Preset cacheVariables are applied with -D before the toolchain file, so only CACHE FORCE overrides them."),
+    Rule("RSM113", "rocm-check-target-ids", E, "rocm_check_target_ids filters the list",
+         "rocm_check_target_ids keeps only targets the compiler accepts as code objects; it can drop amdgcnspirv."),
+    Rule("RSM120", "hip-target", N, "a HIP target is not retargeted",
+         "Add find_package(RocmSpirv REQUIRED) and rocm_spirv_target(<target>) so ROCM_SPIRV_OFFLOAD picks "
+         "spirv, native or hybrid."),
+    # sources
+    Rule("RSM201", "arch-macro", E, "device code tests a per-arch macro",
+         "__gfx*__, __GFX*__ and __amdgcn_processor__ are not defined when compiling for amdgcnspirv."),
+    Rule("RSM202", "wavefront-size-macro", E, "__AMDGCN_WAVEFRONT_SIZE is used",
+         "The wavefront size is not known when SPIR-V is generated; the macro is undefined."),
+    Rule("RSM203", "constexpr-warpsize", E, "warpSize is used as a compile-time constant",
+         "Under SPIR-V warpSize is a runtime value: not usable in constexpr, template arguments or array bounds."),
+    Rule("RSM204", "inline-asm", E, "inline assembly in device code",
+         "GCN/RDNA assembly cannot be expressed in SPIR-V; the kernel must use builtins or stay native (hybrid)."),
+    Rule("RSM205", "unguarded-feature-builtin", W, "feature-gated __builtin_amdgcn_* without a guard",
+         "DPP, MFMA, WMMA, dot and permlane builtins exist only on some targets; guard them at JIT time."),
+    Rule("RSM206", "has-builtin-arch-test", E, "__has_builtin(__builtin_amdgcn_…) used as an arch test",
+         "Under amdgcnspirv every AMDGCN builtin is 'present', so the test always passes."),
+    Rule("RSM207", "arch-enum-helper", W, "a helper derives the architecture from macros",
+         "Functions returning an arch enum/value from #if __gfx…__ return the fallback under SPIR-V."),
+)
+

@@ -1,0 +1,71 @@
+"""Findings for CMakePresets.json / CMakeUserPresets.json: per-arch cacheVariables and environment."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from rocm_spirv.migrate.cmake_rules import ENV_VARS, GFX, TARGET_VARS
+from rocm_spirv.migrate.findings import RULES, FileReport, Finding, Redirect
+
+FLAG_KEYS = re.compile(r"^CMAKE_(HIP|CXX|C)_FLAGS")
+
+
+class _Locator:
+    """Line numbers of `"key":` occurrences, consumed in document order (json keeps that order)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos: dict[str, int] = {}
+
+    def line(self, key: str) -> int:
+        m = re.compile(r'"' + re.escape(key) + r'"\s*:').search(self.text, self.pos.get(key, 0))
+        if m is None:
+            return 1
+        self.pos[key] = m.end()
+        return self.text.count("\n", 0, m.start()) + 1
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, dict):
+        v = v.get("value", "")
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def analyze(path: str, text: str) -> FileReport:
+    report = FileReport(path, "presets")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        report.error = f"invalid JSON: {err.msg} at line {err.lineno}"
+        return report
+    if not isinstance(data, dict):
+        report.error = "a presets file must hold a JSON object"
+        return report
+    loc = _Locator(text)
+    for preset in data.get("configurePresets", []) or []:
+        if not isinstance(preset, dict):
+            continue
+        name = str(preset.get("name", "?"))
+        for key, raw in (preset.get("cacheVariables") or {}).items():
+            line = loc.line(key)
+            value = _value(raw)
+            if key in TARGET_VARS and value.lower() != "amdgcnspirv" and value:
+                msg = f"preset {name} sets {key}={value}"
+            elif FLAG_KEYS.match(key) and re.search(r"--offload-arch=(?!amdgcnspirv)|--?amdgpu-target=", value):
+                msg = f"preset {name} passes per-arch flags in {key}: {value}"
+            else:
+                continue
+            report.findings.append(Finding(
+                RULES["RSM112"], path, line, 1, msg,
+                f'set "{key}": "amdgcnspirv" in a SPIR-V preset (or add one); a toolchain file can override it '
+                'only with CACHE … FORCE', Redirect.TOOLCHAIN_FORCE, False, f'"{key}": {json.dumps(raw)}'))
+        for key, raw in (preset.get("environment") or {}).items():
+            line = loc.line(key)
+            if key in ENV_VARS and isinstance(raw, str) and GFX.search(raw):
+                report.findings.append(Finding(
+                    RULES["RSM111"], path, line, 1, f"preset {name} exports {key}={raw}",
+                    f'set "{key}": "amdgcnspirv" in the SPIR-V preset', Redirect.ENVIRONMENT, False,
+                    f'"{key}": {json.dumps(raw)}'))
+    return report

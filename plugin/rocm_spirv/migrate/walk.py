@@ -1,0 +1,69 @@
+"""Which files a migrate scan reads: CMake files, presets and HIP/C++ sources, minus excludes."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+PRESETS = frozenset({"CMakePresets.json", "CMakeUserPresets.json"})
+SOURCE_SUFFIXES = frozenset({".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".c", ".h", ".hh", ".hpp",
+                             ".hxx", ".inl", ".ipp", ".tpp", ".cl"})
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "node_modules"})
+
+
+def classify(name: str) -> str | None:
+    """cmake, presets, source, or None for files the scan ignores."""
+    if name == "CMakeLists.txt" or name.endswith(".cmake"):
+        return "cmake"
+    if name in PRESETS:
+        return "presets"
+    dot = name.rfind(".")
+    if dot > 0 and name[dot:].lower() in SOURCE_SUFFIXES:
+        return "source"
+    return None
+
+
+def excluded(rel: str, patterns: Sequence[str]) -> bool:
+    """rel is '/'-separated. A pattern matches the whole path, any path suffix, or a single name;
+    a trailing '/' or '/**' matches a directory and everything below it."""
+    parts = rel.split("/")
+    for pat in patterns:
+        p = pat.rstrip("/")
+        if p.endswith("/**"):
+            p = p[:-3]
+        if fnmatch.fnmatchcase(rel, p) or any(fnmatch.fnmatchcase(x, p) for x in parts):
+            return True
+        if any(fnmatch.fnmatchcase("/".join(parts[i:]), p) for i in range(1, len(parts))):
+            return True
+    return False
+
+
+def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
+    """(relative '/'-path, kind) for every file to scan, in a stable order, streaming (no full listing).
+    A single file as root yields just that file. Symlinked directories are not followed."""
+    if root.is_file():
+        kind = classify(root.name)
+        if kind is not None:
+            yield root.name, kind
+        return
+    stack: list[tuple[str, str]] = [(str(root), "")]
+    while stack:
+        path, rel = stack.pop()
+        try:
+            with os.scandir(path) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs: list[tuple[str, str]] = []
+        for e in entries:
+            r = f"{rel}{e.name}"
+            if e.is_dir(follow_symlinks=False):
+                if e.name not in SKIP_DIRS and not excluded(r, exclude):
+                    subdirs.append((e.path, r + "/"))
+                continue
+            kind = classify(e.name)
+            if kind is not None and not excluded(r, exclude):
+                yield r, kind
+        stack.extend(reversed(subdirs))

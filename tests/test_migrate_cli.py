@@ -1,0 +1,152 @@
+"""`rocm-spirv migrate` end to end: modes, exit codes, diff, apply idempotence, SARIF, JSON, excludes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from rocm_spirv.cli import main
+
+DATA = Path(__file__).resolve().parent / "data" / "migrate"
+
+
+@pytest.fixture
+def rocmlib(tmp_path: Path) -> Path:
+    dst = tmp_path / "rocmlib"
+    shutil.copytree(DATA / "rocmlib", dst)
+    return dst
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
+    code = main(["migrate", *argv, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_nonexistent_path_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["migrate", str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("rocm-spirv: error:") and "does not exist" in err
+
+
+def test_check_never_writes_and_exits_1(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = snapshot(rocmlib)
+    assert main(["migrate", str(rocmlib), "--check"]) == 1
+    assert snapshot(rocmlib) == before
+    assert "findings remain" in capsys.readouterr().out
+
+
+def test_check_exits_0_when_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "CMakeLists.txt").write_text("project(p)\nset(GPU_TARGETS amdgcnspirv)\n")
+    (tmp_path / "a.cpp").write_text("int main() { return 0; }\n")
+    assert main(["migrate", str(tmp_path), "--check"]) == 0
+
+
+def test_diff_prints_unified_diff_and_writes_nothing(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = snapshot(rocmlib)
+    assert main(["migrate", str(rocmlib), "--diff"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("--- a/CMakeLists.txt\n+++ b/CMakeLists.txt\n@@ ")
+    assert '+if(NOT ROCM_SPIRV_OFFLOAD STREQUAL "spirv")' in out
+    assert "+find_package(RocmSpirv REQUIRED)" in out and "+rocm_spirv_target(rocmlib)" in out
+    assert "a/src/gemm.hip" not in out and "a/CMakePresets.json" not in out
+    assert snapshot(rocmlib) == before
+
+
+def test_apply_edits_keep_formatting_and_are_idempotent(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    original = (rocmlib / "CMakeLists.txt").read_text()
+    sources = {k: v for k, v in snapshot(rocmlib).items() if not k.endswith("CMakeLists.txt")}
+    code, report = run_json(capsys, str(rocmlib), "--apply")
+    assert code == 0 and report["changed_files"] == ["CMakeLists.txt", "third_party/ck/CMakeLists.txt"]
+    new = (rocmlib / "CMakeLists.txt").read_text()
+    # every original line survives unchanged and in order; only whole lines were added
+    old_lines = original.splitlines()
+    it = iter(new.splitlines())
+    assert all(any(line == n for n in it) for line in old_lines)
+    assert new.count("find_package(RocmSpirv REQUIRED)") == 1
+    assert new.index("find_package(RocmSpirv") > new.index("project(rocmlib")
+    assert "  if(NOT ROCM_SPIRV_OFFLOAD STREQUAL \"spirv\")" in new  # indent of the wrapped set() kept
+    assert {k: v for k, v in snapshot(rocmlib).items() if not k.endswith("CMakeLists.txt")} == sources
+    once = snapshot(rocmlib)
+    code, again = run_json(capsys, str(rocmlib), "--apply")
+    assert code == 0 and again["changed_files"] == [] and snapshot(rocmlib) == once
+    assert main(["migrate", str(rocmlib), "--diff"]) == 0 and capsys.readouterr().out == ""
+    summary = again["summary"]
+    assert isinstance(summary, dict) and summary["handled"] >= 7
+    handled = {f["rule"] for f in again["findings"] if f["handled"]}  # type: ignore[index,union-attr]
+    assert {"RSM101", "RSM102", "RSM103", "RSM120"} <= handled
+
+
+def test_many_targets_get_retarget_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "many"
+    shutil.copytree(DATA / "manytargets", root)
+    assert main(["migrate", str(root), "--apply"]) == 0
+    text = (root / "CMakeLists.txt").read_text()
+    assert text.count("rocm_spirv_retarget_directory()") == 1 and "rocm_spirv_target(" not in text
+    assert text.count("find_package(RocmSpirv") == 1  # already there
+    assert main(["migrate", str(root), "--diff"]) == 0
+    capsys.readouterr()
+
+
+def test_subdirectory_scan_adds_find_package_to_edited_file(tmp_path: Path) -> None:
+    sub = tmp_path / "lib"
+    sub.mkdir()
+    (sub / "CMakeLists.txt").write_text("add_library(k k.hip)\n")
+    assert main(["migrate", str(sub), "--apply", "--format", "json"]) == 0
+    assert (sub / "CMakeLists.txt").read_text() == (
+        "find_package(RocmSpirv REQUIRED)  # rocm-spirv migrate: ROCM_SPIRV_OFFLOAD, rocm_spirv_target()\n"
+        "add_library(k k.hip)\nrocm_spirv_target(k)\n")
+
+
+def test_exclude_globs(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, full = run_json(capsys, str(rocmlib))
+    paths = {f["path"] for f in full["findings"]}  # type: ignore[index,union-attr]
+    assert "third_party/ck/CMakeLists.txt" in paths and "src/gemm.hip" in paths
+    for pattern in ("third_party", "third_party/**", "ck/*"):
+        _, ex = run_json(capsys, str(rocmlib), "--exclude", pattern)
+        assert "third_party/ck/CMakeLists.txt" not in {f["path"] for f in ex["findings"]}  # type: ignore[index,union-attr]
+    _, ex = run_json(capsys, str(rocmlib), "--exclude", "*.hip", "--exclude", "CMakePresets.json")
+    got = {f["path"] for f in ex["findings"]}  # type: ignore[index,union-attr]
+    assert "src/gemm.hip" not in got and "CMakePresets.json" not in got and "CMakeLists.txt" in got
+
+
+def test_json_schema_fields(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = run_json(capsys, str(rocmlib))
+    assert code == 0
+    assert report["schema"] == "rocm-spirv/migrate-report/1" and report["mode"] == "report"
+    assert set(report) == {"schema", "root", "mode", "summary", "changed_files", "findings", "errors"}
+    f = report["findings"][0]  # type: ignore[index]
+    assert set(f) == {"rule", "name", "severity", "path", "line", "column", "message", "fix", "redirect",
+                      "handled", "snippet"}
+
+
+def test_sarif_structure(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["migrate", str(rocmlib), "--format", "sarif"]) == 0
+    sarif = json.loads(capsys.readouterr().out)
+    assert sarif["version"] == "2.1.0" and "sarif" in sarif["$schema"]
+    (run,) = sarif["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "rocm-spirv-migrate"
+    ids = [r["id"] for r in driver["rules"]]
+    assert len(ids) == len(set(ids))
+    assert run["results"]
+    for res in run["results"]:
+        assert res["ruleId"] in ids and driver["rules"][res["ruleIndex"]]["id"] == res["ruleId"]
+        assert res["level"] in ("error", "warning", "note") and res["message"]["text"]
+        loc = res["locations"][0]["physicalLocation"]
+        assert not loc["artifactLocation"]["uri"].startswith("/") and loc["region"]["startLine"] >= 1
+
+
+def test_single_file_and_unparsable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "k.hip").write_text("#ifdef __gfx90a__\n#endif\n")
+    code, report = run_json(capsys, str(tmp_path / "k.hip"))
+    assert code == 0 and [f["rule"] for f in report["findings"]] == ["RSM201"]  # type: ignore[index,union-attr]
+    (tmp_path / "CMakeLists.txt").write_text('set(GPU_TARGETS "gfx90a\n')
+    code, report = run_json(capsys, str(tmp_path), "--apply")
+    assert code == 0 and report["errors"] and report["changed_files"] == []
+    assert (tmp_path / "CMakeLists.txt").read_text() == 'set(GPU_TARGETS "gfx90a\n'
