@@ -10,14 +10,20 @@ crash. Writes benchmarks/results/fuzz_inspect.json and .md.
 
 from __future__ import annotations
 
-import argparse
-import json
-import random
+import os
 import sys
-import tempfile
-import time
-import traceback
-from pathlib import Path
+
+# benchmarks/inspect.py sits next to this file: keep the folder off sys.path so the stdlib inspect is found.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "plugin"), str(ROOT / "tests")]

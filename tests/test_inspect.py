@@ -173,6 +173,9 @@ def test_require_native_and_hybrid(art: dict[str, Path], capsys: pytest.CaptureF
     assert run(capsys, str(art["hybridz.o"]), "--require", "hybrid:gfx942")[0] == 0
     assert run(capsys, str(art["spv.o"]), "--require", "hybrid:gfx942")[0] == 1
     assert run(capsys, str(art["hybrid.o"]), "--require", "native:gfx942")[0] == 1
+    # lib.so links a per-arch, a SPIR-V and a hybrid object: each bundle is judged on its own.
+    code, out, _ = run(capsys, str(art["lib.so"]), "--require", "hybrid:gfx942")
+    assert code == 1 and "bundle 1 of 3: no SPIR-V" in out and "bundle 2 of 3: no native code object for gfx942" in out
 
 
 def test_bad_require_spec(art: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -314,3 +317,20 @@ def test_wheel_bomb(art: dict[str, Path], tmp_path: Path, capsys: pytest.Capture
     struct.pack_into("<I", data, cd + 24, 0xFFFFFFF0)  # declared uncompressed size: 4 GiB
     (tmp_path / "bomb.whl").write_bytes(data)
     assert "bomb" in _one_line_error(capsys, tmp_path / "bomb.whl")
+
+
+def test_bare_code_object_and_spirv(art: dict[str, Path], tmp_path: Path) -> None:
+    plain = art["native.fb"].read_bytes()
+    raw = next(r for r in bundle.find_bundles(plain, 0, len(plain))[0].entries if r.id.endswith("gfx90a"))
+    co = tmp_path / "kernels-hip-amdgcn-amd-amdhsa-gfx90a.o"
+    co.write_bytes(plain[raw.offset : raw.offset + raw.size])
+    (f,) = inspect_path(co).files
+    (e,) = f.entries
+    assert e.id == "hip-amdgcn-amd-amdhsa-gfx90a" and e.code_object and e.code_object.target == "gfx90a"
+    assert not e.problems
+    blob = _elf_fatbins(art["spv.o"].read_bytes())[0]
+    (sraw,) = [r for r in bundle.find_bundles(blob, 0, len(blob))[0].entries if r.size]
+    spv = tmp_path / "k.spv"
+    spv.write_bytes(blob[sraw.offset : sraw.offset + sraw.size])
+    (g,) = inspect_path(spv).files
+    assert g.entries[0].kind == "spirv" and g.entries[0].spirv and g.entries[0].spirv.entry_points == ("scale",)

@@ -13,6 +13,15 @@ Buffer = bytes | bytearray | mmap.mmap
 class FormatError(Exception):
     """Malformed, truncated or hostile input; the message is one line that says where."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
+
+
+def one_line(text: str, limit: int = 400) -> str:
+    """Control characters (from names inside hostile files) shown as '?', long text cut."""
+    clean = "".join(c if c.isprintable() else "?" for c in text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
 
 @dataclass(frozen=True)
 class Limits:

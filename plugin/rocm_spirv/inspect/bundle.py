@@ -138,26 +138,37 @@ def _inflate_zlib(payload: bytes, raw: int) -> bytes:
 
 
 def find_bundles(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIMITS) -> list[Bundle]:
-    """Every bundle in buf[start:end]: linkers put one per object back to back, padded with zeros."""
+    """Every bundle in buf[start:end]: linkers put one per object back to back, padded with zeros.
+
+    Only headers and padding are read; the gaps between bundles are searched only when they hold
+    something other than zeros, so a 500 MB section costs a few pages per bundle.
+    """
     bundles: list[Bundle] = []
     pos = start
-    next_plain = buf.find(MAGIC, pos, end)
-    next_ccob = buf.find(CCOB, pos, end)
     while True:
-        if 0 <= next_plain < pos:
-            next_plain = buf.find(MAGIC, pos, end)
-        if 0 <= next_ccob < pos:
-            next_ccob = buf.find(CCOB, pos, end)
-        found = [p for p in (next_plain, next_ccob) if p >= 0]
-        if not found:
+        pos = _skip_zeros(buf, pos, end)
+        if pos >= end:
             break
-        at = min(found)
+        if not is_bundle(buf, pos):
+            pos = _next_magic(buf, pos, end)
+            if pos >= end:
+                break
         if len(bundles) >= limits.max_entries:
             raise FormatError(f"more than {limits.max_entries} bundles in one section")
-        bundle = bundle_at(buf, at, end, limits)
-        bundles.append(bundle)
-        pos = at + max(bundle.stored_size, 4)
+        found = bundle_at(buf, pos, end, limits)
+        bundles.append(found)
+        pos += max(found.stored_size, 4)
     return bundles
+
+
+def _skip_zeros(buf: Buffer, pos: int, end: int) -> int:
+    while pos < end:
+        chunk = bytes(buf[pos : min(pos + 4096, end)])
+        rest = chunk.lstrip(b"\0")
+        if rest:
+            return pos + len(chunk) - len(rest)
+        pos += len(chunk)
+    return end
 
 
 def bundle_at(buf: Buffer, at: int, end: int, limits: Limits = DEFAULT_LIMITS) -> Bundle:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from rocm_spirv.inspect.base import Buffer, FormatError
+from rocm_spirv.inspect.base import Buffer, FormatError, one_line
 
 FATBIN = ".hip_fatbin"
 SEGMENT = ".hipFatBinSegment"
@@ -58,7 +58,8 @@ def read_host_elf(buf: Buffer, what: str) -> HostElf:
         for sec in elf.iter_sections():
             if sec["sh_type"] == "SHT_NOBITS" or sec["sh_size"] == 0:
                 continue
-            found.append(Section(sec.name, int(sec["sh_offset"]), int(sec["sh_size"]), int(sec["sh_addr"])))
+            name = one_line(sec.name, 60)
+            found.append(Section(name, int(sec["sh_offset"]), int(sec["sh_size"]), int(sec["sh_addr"])))
     except FormatError:
         raise
     except Exception as err:  # pyelftools raises ELFError, struct.error, ValueError, … on bad input

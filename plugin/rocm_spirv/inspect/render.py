@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -62,7 +63,7 @@ def _details(e: Entry) -> str:
 
 def print_human(inputs: list[InputReport], req: Requirement | None, failures: list[Failure],
                 console: Console | None = None) -> None:
-    con = console or Console()
+    con = console or Console(width=None if sys.stdout.isatty() else 160)
     failed = {(f.path, f.entry) for f in failures}
     for inp in inputs:
         for f in inp.files:

@@ -34,6 +34,7 @@ class Entry:
     code_object: CodeObjectInfo | None = None
     problems: tuple[str, ...] = ()
     validation: Validation | None = None
+    bundle: int = -1  # index into FileReport.bundles; -1 outside bundles (offload binary, bare file)
 
     @property
     def is_device(self) -> bool:

@@ -66,15 +66,20 @@ def _check_file(req: Requirement, f: FileReport) -> list[Failure]:
     if req.mode == "spirv-only":
         out += [Failure(f.path, e.id, _not_spirv(e)) for e in dev if e.kind != SPIRV]
         return out
-    native = {_processor(e) for e in dev if e.kind == CODE_OBJECT}
-    for t in req.targets:
-        if t.split(":")[0] not in native:
-            out.append(Failure(f.path, "", f"no native code object for {t}"))
-    has_spirv = any(e.kind == SPIRV for e in dev)
+    # Each bundle is registered on its own at run time, so each must carry the targets itself.
+    groups: dict[int, list[Entry]] = {}
+    for e in dev:
+        groups.setdefault(e.bundle, []).append(e)
+    for index, group in sorted(groups.items()):
+        where = f"bundle {index + 1} of {len(f.bundles)}: " if len(f.bundles) > 1 and index >= 0 else ""
+        native = {_processor(e) for e in group if e.kind == CODE_OBJECT}
+        for t in req.targets:
+            if t.split(":")[0] not in native:
+                out.append(Failure(f.path, "", f"{where}no native code object for {t}"))
+        if req.mode == "hybrid" and not any(e.kind == SPIRV for e in group):
+            out.append(Failure(f.path, "", f"{where}no SPIR-V entry (hybrid needs one)"))
     if req.mode == "native":
         out += [Failure(f.path, e.id, "SPIR-V entry in a native-only build") for e in dev if e.kind == SPIRV]
-    elif not has_spirv:
-        out.append(Failure(f.path, "", "no SPIR-V entry (hybrid needs one)"))
     out += [Failure(f.path, e.id, f"{e.kind} entry is neither SPIR-V nor a code object")
             for e in dev if e.kind not in (SPIRV, CODE_OBJECT)]
     return out

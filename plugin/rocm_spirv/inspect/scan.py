@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import mmap
 import os
@@ -66,12 +67,38 @@ def _format(buf: Buffer) -> str:
         return "bundle"
     if offloadbinary.is_offload_binary(buf):
         return "offload-binary"
+    if spirv.is_spirv(buf):
+        return "spirv"
     return "unknown"
+
+
+def _bare(name: str, buf: Buffer, what: str, sink: Sink | None) -> FileReport:
+    """A code object or SPIR-V module on its own (bundler -type=a archives hold code objects)."""
+    base = name.rsplit("(", 1)[-1].rstrip(")").rsplit("/", 1)[-1]
+    if spirv.is_spirv(buf):
+        ident = "hip-spirv64-amd-amdhsa--amdgcnspirv"
+    else:
+        co = codeobject.parse_code_object(buf, 0, len(buf), f"{name}: {what}")
+        ident = f"hip-amdgcn-amd-amdhsa--{co.target_id}"
+    # Member names of unbundled archives carry the id: kernels-hip-amdgcn-amd-amdhsa-gfx906.o
+    for kind in ("hipv4-", "hip-"):
+        at = base.find(kind)
+        if at >= 0:
+            ident = base[at:].removesuffix(".o").removesuffix(".spv")
+            break
+    entry = describe(ident, buf, 0, len(buf), "file", len(buf), f"{name}: {what}")
+    if sink is not None and entry.kind == SPIRV:
+        sink[(name, 0)] = bytes(buf)
+    return FileReport(name, what.replace(" ", "-").lower(), (entry,))
 
 
 def inspect_buffer(name: str, buf: Buffer, limits: Limits = DEFAULT_LIMITS, depth: int = 0,
                    sink: Sink | None = None) -> list[FileReport]:
     kind = _format(buf)
+    if kind == "elf" and codeobject.is_code_object(buf, 0, len(buf)):
+        return [_bare(name, buf, "code object", sink)]
+    if kind == "spirv":
+        return [_bare(name, buf, "SPIR-V module", sink)]
     if kind == "elf":
         return [inspect_elf(name, buf, limits, sink)]
     if kind == "archive":
@@ -131,11 +158,12 @@ def _report(name: str, fmt: str, section: str, bundles: list[bundle.Bundle], ext
     entries: list[Entry] = []
     infos: list[BundleInfo] = []
     where: list[tuple[Buffer, int, int]] = []
-    for b in bundles:
+    for index, b in enumerate(bundles):
         infos.append(BundleInfo(section, b.offset, b.size, b.stored_size, b.compression or "bundle"))
         for raw in b.entries:
-            entries.append(describe(raw.id, b.data, raw.offset, raw.size, b.compression or "bundle",
-                                    None if b.compression else raw.size, f"{name}: entry {raw.id}"))
+            entry = describe(raw.id, b.data, raw.offset, raw.size, b.compression or "bundle",
+                             None if b.compression else raw.size, f"{name}: entry {raw.id}")
+            entries.append(dataclasses.replace(entry, bundle=index))
             where.append((b.data, raw.offset, raw.size))
     if sink is not None:
         for i, (e, (data, off, size)) in enumerate(zip(entries + extra, where + (extra_buf or []), strict=True)):
