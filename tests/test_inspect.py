@@ -196,6 +196,14 @@ def test_json_and_validate(art: dict[str, Path], capsys: pytest.CaptureFixture[s
     else:
         assert spv["validation"]["ok"] is None
     co = next(e for e in inp["files"][0]["entries"] if e["kind"] == "code-object")
+    # The streamed document is the same as the one built in memory.
+    from rocm_spirv.inspect.render import to_json
+
+    code, out, _ = run(capsys, str(art["lib.so"]), "--json", "--require", "spirv-only")
+    streamed = json.loads(out)
+    built = to_json([inspect_path(art["lib.so"])], None, [])
+    assert json.loads(json.dumps(built))["inputs"] == streamed["inputs"]
+    assert code == 1 and streamed["requirement"]["met"] is False
     assert co["code_object"]["target_id"] == "gfx942" and co["code_object"]["kernels"] == ["scale_h"]
 
 
@@ -334,3 +342,16 @@ def test_bare_code_object_and_spirv(art: dict[str, Path], tmp_path: Path) -> Non
     spv.write_bytes(blob[sraw.offset : sraw.offset + sraw.size])
     (g,) = inspect_path(spv).files
     assert g.entries[0].kind == "spirv" and g.entries[0].spirv and g.entries[0].spirv.entry_points == ("scale",)
+
+
+def test_id_cross_checked_with_e_flags(art: dict[str, Path], tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    data = art["native.fb"].read_bytes()
+    head_end = data.find(b"\x7fELF")
+    lie = data[:head_end].replace(b"--gfx90a", b"--gfx908") + data[head_end:]  # same length, header only
+    (tmp_path / "lie.fb").write_bytes(lie)
+    (f,) = inspect_path(tmp_path / "lie.fb").files
+    (e,) = [e for e in f.entries if e.id.endswith("gfx908")]
+    assert e.problems == ("id names gfx908, e_flags say gfx90a",)
+    code, out, _ = run(capsys, str(tmp_path / "lie.fb"), "--require", "native:gfx908")
+    assert code == 1 and "e_flags say gfx90a" in out

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from rocm_spirv.errors import UserError
 from rocm_spirv.inspect.base import FormatError
-from rocm_spirv.inspect.render import print_human, to_json
+from rocm_spirv.inspect.render import print_human, write_json
 from rocm_spirv.inspect.report import InputReport
 from rocm_spirv.inspect.require import check, parse_requirement
 from rocm_spirv.inspect.scan import Sink, inspect_path
@@ -52,8 +51,7 @@ def _run(args: argparse.Namespace) -> int:
     files = [f for i in inputs for f in i.files]
     failures = check(req, files) if req is not None else []
     if args.json:
-        json.dump(to_json(inputs, req, failures), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        write_json(inputs, req, failures, sys.stdout)
     else:
         print_human(inputs, req, failures)
     return 1 if failures else 0

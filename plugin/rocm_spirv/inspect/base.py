@@ -38,6 +38,21 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+PAGE = mmap.PAGESIZE
+# Linux maps up to 64 KiB around a faulting page of a file ("fault-around"), so pages just before a
+# range may be resident too; releasing reaches back this far to catch them.
+FAULT_AROUND_SLACK = 128 << 10
+
+
+def release(buf: Buffer, start: int, end: int) -> None:
+    """Tell the kernel we are done with these pages of a mapped file, so big inputs keep RSS small."""
+    if isinstance(buf, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        start = max(0, start - FAULT_AROUND_SLACK)
+        lo, hi = start - start % PAGE, min(len(buf), end + (-end) % PAGE)
+        if hi > lo:
+            buf.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
+
 def u16(buf: Buffer, off: int) -> int:
     return int(struct.unpack_from("<H", buf, off)[0])
 

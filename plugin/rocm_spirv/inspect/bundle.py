@@ -6,7 +6,7 @@ import io
 import zlib
 from dataclasses import dataclass
 
-from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits, u16, u32, u64
+from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits, release, u16, u32, u64
 
 MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 CCOB = b"CCOB"
@@ -156,6 +156,7 @@ def find_bundles(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIM
         if len(bundles) >= limits.max_entries:
             raise FormatError(f"more than {limits.max_entries} bundles in one section")
         found = bundle_at(buf, pos, end, limits)
+        release(buf, pos, pos + found.stored_size)
         bundles.append(found)
         pos += max(found.stored_size, 4)
     return bundles

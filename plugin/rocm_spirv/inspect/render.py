@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
-from typing import Any
+from typing import IO, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -33,6 +34,35 @@ def to_json(inputs: list[InputReport], req: Requirement | None, failures: list[F
             "failures": [dataclasses.asdict(f) for f in failures],
         },
     }
+
+
+def write_json(inputs: list[InputReport], req: Requirement | None, failures: list[Failure], out: IO[str]) -> None:
+    """The to_json document, streamed one entry at a time so huge libraries stay small in memory."""
+    all_files = [f for i in inputs for f in i.files]
+    out.write('{\n  "inputs": [')
+    for n, inp in enumerate(inputs):
+        out.write(("," if n else "") + f'\n    {{"path": {json.dumps(inp.path)}, "format": {json.dumps(inp.format)}, '
+                  '"files": [')
+        for k, f in enumerate(inp.files):
+            out.write(("," if k else "") + f'\n      {{"path": {json.dumps(f.path)}, "format": {json.dumps(f.format)}, '
+                      '"entries": [')
+            for j, e in enumerate(f.entries):
+                out.write(("," if j else "") + "\n        " + json.dumps(_entry_json(e)))
+            rest = {"bundles": [dataclasses.asdict(b) for b in f.bundles], "notes": list(f.notes),
+                    "totals": dataclasses.asdict(totals([f]))}
+            out.write("],\n       " + json.dumps(rest)[1:])
+        out.write(f'],\n     "totals": {json.dumps(dataclasses.asdict(totals(inp.files)))}}}')
+    doc = to_json([], req, failures)
+    doc["totals"] = dataclasses.asdict(totals(all_files))
+    out.write("\n  ],\n  " + json.dumps({"totals": doc["totals"], "requirement": doc["requirement"]})[1:] + "\n")
+
+
+def _entry_json(e: Entry) -> dict[str, Any]:
+    raw = dataclasses.asdict(e)
+    raw["kind_label"] = KIND_LABELS.get(e.kind, e.kind)
+    if e.code_object is not None:
+        raw["code_object"]["target_id"] = e.code_object.target_id
+    return raw
 
 
 def _file_json(f: Any) -> dict[str, Any]:

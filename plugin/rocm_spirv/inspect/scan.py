@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO
 
 from rocm_spirv.inspect import archive, bundle, codeobject, elf, offloadbinary, spirv, wheel
-from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits
+from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits, release
 from rocm_spirv.inspect.report import (
     BITCODE,
     CODE_OBJECT,
@@ -165,6 +165,8 @@ def _report(name: str, fmt: str, section: str, bundles: list[bundle.Bundle], ext
                              None if b.compression else raw.size, f"{name}: entry {raw.id}")
             entries.append(dataclasses.replace(entry, bundle=index))
             where.append((b.data, raw.offset, raw.size))
+        if sink is None:
+            release(b.data, b.offset, b.offset + b.stored_size)
     if sink is not None:
         for i, (e, (data, off, size)) in enumerate(zip(entries + extra, where + (extra_buf or []), strict=True)):
             if e.kind == SPIRV:

@@ -25,8 +25,8 @@ def elf_members(stream: IO[bytes], what: str, limits: Limits = DEFAULT_LIMITS) -
     """(name, bytes) of each member that is an ELF, archive or bundle; checks names and sizes first."""
     try:
         zf = zipfile.ZipFile(stream)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as err:
-        raise FormatError(f"{what}: not a readable zip file ({err})") from None
+    except Exception as err:  # BadZipFile, NotImplementedError (zip version), OSError, ValueError, …
+        raise FormatError(f"{what}: not a readable zip file ({type(err).__name__}: {err})") from None
     with zf:
         infos = zf.infolist()
         if len(infos) > limits.max_entries:
