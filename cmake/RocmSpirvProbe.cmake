@@ -2,7 +2,10 @@
 include_guard(GLOBAL)
 
 function(_rocm_spirv_compiler out)
-  if(CMAKE_HIP_COMPILER)
+  # The compiler of an enabled language: a -DCMAKE_HIP_COMPILER on a CXX-only
+  # project is never used to build, so it must not be probed either.
+  get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("HIP" IN_LIST langs AND CMAKE_HIP_COMPILER)
     set(${out} "${CMAKE_HIP_COMPILER}" PARENT_SCOPE)
   else()
     set(${out} "${CMAKE_CXX_COMPILER}" PARENT_SCOPE)

@@ -1,0 +1,152 @@
+"""The CMake package on real projects: every way of picking targets x every offload mode."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bundles import device_entries
+from cmakebuild import tool
+from conftest import REPO, SAMPLES
+
+EIGHT = ["gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201"]
+SPIRV = ["hip-spirv64-amd-amdhsa--amdgcnspirv"]
+HYBRID = sorted(["hipv4-amdgcn-amd-amdhsa--gfx942", "hipv4-spirv64-amd-amdhsa--amdgcnspirv"])
+NATIVE = sorted(f"hipv4-amdgcn-amd-amdhsa--{g}" for g in EIGHT)
+
+
+def configure(src: Path, build: Path, prefix: Path, *defs: str, compiler: Path | None = None,
+              check: bool = True) -> subprocess.CompletedProcess[str]:
+    clang = compiler or prefix / "bin" / "clang++"
+    cmd = [tool("cmake"), "-S", str(src), "-B", str(build), "-G", "Ninja",
+           f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}", f"-DCMAKE_CXX_COMPILER={clang}",
+           f"-DCMAKE_HIP_COMPILER={prefix / 'bin' / 'clang++'}", f"-DRocmSpirv_DIR={REPO / 'cmake'}",
+           f"-DROCM_SPIRV_PYTHON={sys.executable}", *(f"-D{d}" for d in defs)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if check and proc.returncode != 0:
+        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
+    return proc
+
+
+def build(build_dir: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([tool("cmake"), "--build", str(build_dir), "-j2"], capture_output=True, text=True,
+                          check=False)
+    if check and proc.returncode != 0:
+        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
+    return proc
+
+
+@pytest.mark.parametrize("pattern", ["hip_language", "hip_device", "raw_flags"])
+@pytest.mark.parametrize(("mode", "expected"), [("spirv", SPIRV), ("native", NATIVE), ("hybrid", HYBRID)])
+def test_matrix(pattern: str, mode: str, expected: list[str], toolchain: Path, tmp_path: Path) -> None:
+    defs = [f"ROCM_SPIRV_OFFLOAD={mode}"] + (["ROCM_SPIRV_NATIVE_ARCHS=gfx942"] if mode == "hybrid" else [])
+    configure(SAMPLES / "cmake" / pattern, tmp_path, toolchain, *defs)
+    build(tmp_path)
+    assert device_entries(toolchain / "bin" / "clang-offload-bundler", tmp_path / "libmylib.so") == expected
+
+
+def test_shared_interface_stays_per_arch_for_other_users(toolchain: Path, tmp_path: Path) -> None:
+    configure(SAMPLES / "cmake" / "hip_device", tmp_path, toolchain)
+    build(tmp_path)
+    assert device_entries(toolchain / "bin" / "clang-offload-bundler", tmp_path / "libother.so") == NATIVE
+
+
+def test_probe_runs_once_and_reconfigure_keeps_result(toolchain: Path, tmp_path: Path) -> None:
+    first = configure(SAMPLES / "cmake" / "hip_language", tmp_path, toolchain)
+    assert first.stdout.count("RocmSpirv:") == 1 and "emits amdgcnspirv" in first.stdout
+    again = configure(SAMPLES / "cmake" / "hip_language", tmp_path, toolchain)
+    assert "emits amdgcnspirv" not in again.stdout  # cached: no second probe
+    cache = (tmp_path / "CMakeCache.txt").read_text()
+    assert "ROCM_SPIRV_SPIRV_FLAGS:INTERNAL=-use-spirv-backend;-fvisibility=default" in cache
+
+
+def test_verify_post_build_passes_and_fails(toolchain: Path, tmp_path: Path) -> None:
+    configure(SAMPLES / "cmake" / "hip_language", tmp_path / "ok", toolchain, "ROCM_SPIRV_SAMPLE_VERIFY=ON")
+    assert "verifying mylib" in build(tmp_path / "ok").stdout
+    # A project that asks to verify spirv-only but builds native must fail its build.
+    src = tmp_path / "bad"
+    shutil.copytree(SAMPLES / "cmake" / "hip_language", src)
+    (src / "CMakeLists.txt").write_text((src / "CMakeLists.txt").read_text().replace(
+        "rocm_spirv_verify(mylib)", "rocm_spirv_verify(mylib EXPECT spirv-only)").replace(
+        "../common/saxpy.hip", str(SAMPLES / "cmake" / "common" / "saxpy.hip")))
+    configure(src, tmp_path / "badb", toolchain, "ROCM_SPIRV_SAMPLE_VERIFY=ON", "ROCM_SPIRV_OFFLOAD=native")
+    out = build(tmp_path / "badb", check=False)
+    assert out.returncode != 0 and "native" in out.stdout + out.stderr
+
+
+def test_root_layout_of_the_wheel_is_found(toolchain: Path, tmp_path: Path) -> None:
+    # scikit-build-core's cmake.root entry point sets RocmSpirv_ROOT to the package dir,
+    # which holds cmake/ inside the wheel.
+    root = tmp_path / "rocm_spirv"
+    root.mkdir()
+    (root / "cmake").symlink_to(REPO / "cmake")
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p NONE)\nfind_package(RocmSpirv 0.1 REQUIRED)\n"
+        "message(STATUS \"found at ${RocmSpirv_DIR}\")\n")
+    env = {**os.environ, "RocmSpirv_ROOT": str(root)}
+    out = subprocess.run([tool("cmake"), "-S", str(proj), "-B", str(tmp_path / "b")], capture_output=True,
+                         text=True, env=env, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "found at" in out.stdout
+
+
+ERRORS = [
+    (["ROCM_SPIRV_OFFLOAD=native", "ROCM_SPIRV_NATIVE_ARCHS=gfx940"], "unknown GPU architecture 'gfx940'"),
+    (["ROCM_SPIRV_OFFLOAD=bogus"], "is not spirv, native or hybrid"),
+    (["CMAKE_HIP_PLATFORM=spirv"], "chipStar"),
+]
+
+
+@pytest.mark.parametrize(("defs", "needle"), ERRORS)
+def test_fatal_errors(defs: list[str], needle: str, toolchain: Path, tmp_path: Path) -> None:
+    out = configure(SAMPLES / "cmake" / "raw_flags", tmp_path, toolchain, *defs, check=False)
+    assert out.returncode != 0 and needle in out.stderr and "Remedy" in out.stderr
+
+
+def test_hybrid_without_native_archs(toolchain: Path, tmp_path: Path) -> None:
+    # The project's only target is already amdgcnspirv: hybrid has no native list to keep.
+    out = configure(SAMPLES / "cmake" / "hip_language", tmp_path, toolchain, "ROCM_SPIRV_OFFLOAD=hybrid",
+                    "CMAKE_HIP_ARCHITECTURES=amdgcnspirv", check=False)
+    assert out.returncode != 0 and "hybrid mode for target mylib needs native targets" in out.stderr
+
+
+def test_target_without_gpu_code_is_warned_not_silent(toolchain: Path, tmp_path: Path) -> None:
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "host.cpp").write_text("int host_only() { return 1; }\n")
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(s CXX)\nadd_library(h SHARED host.cpp)\n"
+        "find_package(RocmSpirv REQUIRED)\nrocm_spirv_target(h)\n")
+    out = configure(src, tmp_path / "b", toolchain)
+    assert "h compiles no GPU code" in out.stderr
+
+
+def test_compiler_without_spirv_is_refused(toolchain: Path, tmp_path: Path) -> None:
+    clang19 = shutil.which("clang++-19")
+    if clang19 is None:
+        pytest.skip("clang++-19 (a clang without an in-tree SPIR-V backend) is not installed: apt-get install clang-19")
+    out = configure(SAMPLES / "cmake" / "raw_flags", tmp_path, toolchain, compiler=Path(clang19), check=False)
+    assert out.returncode != 0 and "cannot emit amdgcnspirv" in out.stderr and "rocm-spirv doctor" in out.stderr
+
+
+def test_version_mismatch_fails_cleanly(tmp_path: Path) -> None:
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p NONE)\nfind_package(RocmSpirv 99 REQUIRED)\n")
+    out = subprocess.run([tool("cmake"), "-S", str(proj), "-B", str(tmp_path / "b"),
+                          f"-DRocmSpirv_DIR={REPO / 'cmake'}"], capture_output=True, text=True, check=False)
+    assert out.returncode != 0 and "0.1.0" in out.stderr
+
+
+def test_cmake_version_matches_python_version() -> None:
+    import rocm_spirv
+
+    text = (REPO / "cmake" / "RocmSpirvConfigVersion.cmake").read_text()
+    assert f'set(PACKAGE_VERSION "{rocm_spirv.__version__}")' in text
