@@ -153,3 +153,23 @@ def test_repair_without_patchelf_says_how_to_get_it(monkeypatch: pytest.MonkeyPa
 def test_repair_of_a_missing_wheel_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["wheel", "repair", str(tmp_path / "nope.whl")]) == 2
     assert "no such wheel" in capsys.readouterr().err
+
+
+def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, toolchain: Path, tmp_path: Path) -> None:
+    """The third knob: [tool.scikit-build.cmake.define] in the project's pyproject.toml."""
+    import shutil
+
+    project = tmp_path / "python_ext"
+    shutil.copytree(PROJECT, project)
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text()
+    assert '# ROCM_SPIRV_OFFLOAD = "spirv"' in text
+    pyproject.write_text(text.replace('# ROCM_SPIRV_OFFLOAD = "spirv"',
+                                      'ROCM_SPIRV_OFFLOAD = "hybrid"\nROCM_SPIRV_NATIVE_ARCHS = "gfx942"'))
+    whl = build_wheel(project, tmp_path / "dist", wheelhouse, compiler_settings(toolchain))
+    (so,) = shared_objects(whl, tmp_path / "x")
+    # Beside a native entry clang names the SPIR-V one with the hipv4 prefix too.
+    assert device_entries(bundler(toolchain), so) == ["hipv4-amdgcn-amd-amdhsa--gfx942",
+                                                      "hipv4-spirv64-amd-amdhsa--amdgcnspirv"]
+    record = json.loads(dist_info_file(whl, "rocm_spirv.json"))
+    assert record["offload"] == "hybrid" and record["shared_objects"][0]["targets"] == ["amdgcnspirv", "gfx942"]
