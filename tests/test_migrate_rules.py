@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
 from rocm_spirv.migrate import cmake_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import Context
 from rocm_spirv.migrate.findings import Finding, Redirect
@@ -135,3 +137,12 @@ def test_stripper_keeps_lines_and_blanks_comments_and_strings() -> None:
     assert "gfx" not in out.lower()
     assert out.splitlines()[2].startswith(" " * 12 + "c")
     assert out.rstrip().endswith("1'000")
+    assert 'R"d(' in out and ')d"' in out
+    assert strip('"a\\\\" __gfx90a__ "x\\"\n__gfx942__') == '"   " __gfx90a__ "   \n__gfx942__'
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab1'\"\\/*\nR(d)_ ")), max_size=80))
+def test_stripper_preserves_length_and_newlines(text: str) -> None:
+    out = strip(text)
+    assert len(out) == len(text)
+    assert [i for i, c in enumerate(out) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]

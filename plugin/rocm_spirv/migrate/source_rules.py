@@ -31,55 +31,38 @@ ARCH_FIX = ("branch at JIT time: if (__builtin_amdgcn_processor_is(\"gfx90a\")) 
             "native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS gfx90a)")
 
 
+_LEXEMES = re.compile(
+    r"(?P<num>(?<![\w.])\d[\w.]*(?:'\w+)+)"  # C++14 digit separators: 1'000'000 is not a char literal
+    r'|(?P<raw>(?<!\w)(?:u8|[uUL])?R"(?P<d>[^()\\ \t\n]{0,16})\((?:[\s\S]*?)\)(?P=d)")'
+    r"|(?P<line>//(?:[^\n\\]|\\[\s\S])*)"  # a backslash-newline splice continues the comment
+    r"|(?P<block>/\*[\s\S]*?(?:\*/|\Z))"
+    r'|(?P<str>"(?:[^"\\\n]|\\[\s\S])*"?)'
+    r"|(?P<chr>'(?:[^'\\\n]|\\[\s\S])*'?)")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank(m: re.Match[str]) -> str:
+    text = m.group(0)
+    kind = m.lastgroup
+    if kind == "num":
+        return text
+    if kind in ("line", "block"):
+        return _NOT_NEWLINE.sub(" ", text)
+    if kind == "raw":
+        head = text.index("(") + 1
+        tail = len(text) - len(m.group("d")) - 2
+        return text[:head] + _NOT_NEWLINE.sub(" ", text[head:tail]) + text[tail:]
+    # closed when the last quote is not itself escaped (an even run of backslashes before it)
+    closed = len(text) > 1 and text.endswith(text[0]) and (len(text) - 1 - len(text[:-1].rstrip("\\"))) % 2 == 0
+    body = text[1:-1] if closed else text[1:]
+    return text[0] + _NOT_NEWLINE.sub(" ", body) + (text[0] if closed else "")
+
+
 def strip(text: str) -> str:
     """Blank out comments and the contents of string and character literals, keeping every newline
-    (and so line numbers) and each literal's quotes. Handles escapes, line splices, raw strings."""
-    out = list(text)
-    i = 0
-    n = len(text)
-
-    def blank(a: int, b: int) -> None:
-        for k in range(a, b):
-            if out[k] not in "\n":
-                out[k] = " "
-
-    while i < n:
-        c = text[i]
-        if c == "/" and i + 1 < n and text[i + 1] == "/":
-            j = i + 2
-            while j < n and text[j] != "\n":
-                j += 2 if text[j] == "\\" and j + 1 < n else 1
-            blank(i, min(j, n))
-            i = j
-        elif c == "/" and i + 1 < n and text[i + 1] == "*":
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            blank(i, j)
-            i = j
-        elif c == "R" and i + 1 < n and text[i + 1] == '"' and (i == 0 or not (text[i - 1].isalnum()
-                                                                              or text[i - 1] == "_")
-                                                              or text[i - 1] in "uUL8"):
-            m = re.match(r'R"([^()\\ \t\n]{0,16})\(', text[i:])
-            if m is None:
-                i += 1
-                continue
-            close = ")" + m.group(1) + '"'
-            j = text.find(close, i + m.end())
-            j = n if j < 0 else j + len(close)
-            blank(i + m.end(), max(i + m.end(), j - len(close)))
-            i = j
-        elif c in "\"'":
-            if c == "'" and i > 0 and (text[i - 1].isalnum()) and i + 1 < n and text[i + 1].isalnum():
-                i += 1  # C++14 digit separator: 1'000'000
-                continue
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            blank(i + 1, min(j, n))
-            i = j + 1
-        else:
-            i += 1
-    return "".join(out)
+    (and so line numbers) and each literal's quotes. Handles escapes, line splices, raw strings and
+    digit separators."""
+    return _LEXEMES.sub(_blank, text)
 
 
 def _find(path: str, rule: str, line: int, col: int, msg: str, fix: str, snippet: str) -> Finding:

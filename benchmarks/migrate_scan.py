@@ -1,0 +1,157 @@
+"""Time `rocm-spirv migrate` scanning a generated 50,000-file tree and check its memory stays flat.
+
+Targets (issue 8): the scan of 50,000 files takes < 10 s; memory is flat, i.e. nothing is kept per
+scanned file. Peak traced memory is measured on a 10,000- and a 50,000-file tree holding the same
+number of files with findings (findings are the scan's output and are kept by design), and must grow
+by less than 1.5x. Writes results/migrate_scan.json and results/migrate_scan.md.
+
+    PYTHONPATH=plugin python benchmarks/migrate_scan.py [--files N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import resource
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from rocm_spirv.migrate.apply import plan
+from rocm_spirv.migrate.scan import scan
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+TIME_TARGET_S = 10.0
+MEMORY_GROWTH_TARGET = 1.5
+FINDING_FILES = 200  # files with findings, the same in every tree
+
+CLEAN_SOURCE = """// generated host/device source without per-arch code
+#include <cstddef>
+namespace lib{n} {{
+template <typename T> __device__ T axpy(T a, T x, T y) {{ return a * x + y; }}
+inline std::size_t count_{n}(const int* p, std::size_t n) {{ std::size_t c = 0; for (std::size_t i = 0; i < n; ++i)
+  c += p[i] > 0; return c; }}
+}}  // namespace lib{n}
+"""
+DIRTY_SOURCE = """#include <hip/hip_runtime.h>
+#if defined(__gfx90a__) || defined(__gfx942__)
+#define HAVE_MFMA 1
+#endif
+__global__ void k{n}(float* x) {{
+  __shared__ float t[warpSize];
+  asm volatile("s_nop 0");
+  x[0] = t[0];
+}}
+"""
+CLEAN_KERNEL = """
+// a portable kernel: the prefilter matches "amdgcn", so the full source pass runs on these files
+__global__ void k{n}(float* x) {{ x[__builtin_amdgcn_workitem_id_x()] += 1.0f; /* "asm" in a comment */ }}
+"""
+CLEAN_CMAKE = """add_library(util{n} STATIC util{n}.cpp)
+target_include_directories(util{n} PUBLIC ${{CMAKE_CURRENT_SOURCE_DIR}})
+"""
+DIRTY_CMAKE = """set(GPU_TARGETS "gfx90a;gfx942" CACHE STRING "")
+if(GPU_TARGETS MATCHES gfx90a)
+  add_definitions(-DMI200)
+endif()
+add_library(k{n} SHARED k{n}.hip)
+"""
+
+
+def generate(root: Path, files: int) -> None:
+    """files files in directories of 100: ~6% CMake files, the rest sources (a third .hip kernels that
+the full source pass reads); FINDING_FILES of them with findings."""
+    dirty_every = max(1, files // FINDING_FILES)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(big LANGUAGES CXX HIP)\n")
+    for i in range(files - 1):
+        d = root / f"m{i // 1000:03d}" / f"d{i // 100 % 10}"
+        if i % 100 == 0:
+            d.mkdir(parents=True, exist_ok=True)
+        dirty = i % dirty_every == 0
+        if i % 16 == 0:
+            (d / ("CMakeLists.txt" if i % 100 == 0 else f"part{i}.cmake")).write_text(
+                (DIRTY_CMAKE if dirty else CLEAN_CMAKE).format(n=i))
+        else:
+            name = f"k{i}.hip" if i % 3 == 0 else f"util{i}.cpp" if i % 3 == 1 else f"util{i}.hpp"
+            text = DIRTY_SOURCE if dirty else CLEAN_SOURCE + (CLEAN_KERNEL if name.endswith(".hip") else "")
+            (d / name).write_text(text.format(n=i))
+
+
+def timed(root: Path) -> tuple[float, int, int]:
+    gc.collect()
+    t0 = time.perf_counter()
+    s = scan(root)
+    plan(s)
+    return time.perf_counter() - t0, s.result.files_scanned, len(s.result.findings)
+
+
+def traced_peak(root: Path) -> int:
+    gc.collect()
+    tracemalloc.start()
+    scan(root)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--files", type=int, default=50_000)
+    args = ap.parse_args()
+    small = max(1000, args.files // 5)
+    with tempfile.TemporaryDirectory(prefix="migrate-bench-") as tmp:
+        big_root, small_root = Path(tmp) / "big", Path(tmp) / "small"
+        t0 = time.perf_counter()
+        generate(big_root, args.files)
+        generate(small_root, small)
+        gen_s = time.perf_counter() - t0
+        timed(small_root)  # warm the page cache and imports
+        runs = [timed(big_root) for _ in range(3)]
+        wall = sorted(r[0] for r in runs)[1]
+        files_scanned, findings = runs[0][1], runs[0][2]
+        peak_small, peak_big = traced_peak(small_root), traced_peak(big_root)
+    growth = peak_big / peak_small if peak_small else float("inf")
+    maxrss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = {
+        "files_generated": args.files,
+        "files_scanned": files_scanned,
+        "findings": findings,
+        "generate_s": round(gen_s, 2),
+        "scan_wall_s_median_of_3": round(wall, 3),
+        "scan_wall_s_all": [round(r[0], 3) for r in runs],
+        "files_per_s": round(files_scanned / wall),
+        "traced_peak_bytes": {f"{small}_files": peak_small, f"{args.files}_files": peak_big},
+        "traced_peak_growth": round(growth, 3),
+        "ru_maxrss_kib": maxrss_kib,
+        "targets": {"scan_wall_s": f"< {TIME_TARGET_S}", "traced_peak_growth": f"< {MEMORY_GROWTH_TARGET}"},
+        "met": {"scan_wall_s": wall < TIME_TARGET_S, "traced_peak_growth": growth < MEMORY_GROWTH_TARGET},
+        "machine": {"python": sys.version.split()[0], "platform": platform.platform(),
+                    "processor": platform.processor() or platform.machine()},
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "migrate_scan.json").write_text(json.dumps(result, indent=2) + "\n")
+    md = [
+        "# migrate scan benchmark", "",
+        f"Generated tree: {args.files} files ({FINDING_FILES} with findings), {result['findings']} findings.", "",
+        "| measure | value | target | met |", "|---|---|---|---|",
+        f"| scan wall time, median of 3 | {wall:.2f} s ({result['files_per_s']} files/s) | < {TIME_TARGET_S} s "
+        f"| {'yes' if result['met']['scan_wall_s'] else 'NO'} |",
+        f"| traced peak, {small} files | {peak_small / 1e6:.2f} MB | | |",
+        f"| traced peak, {args.files} files | {peak_big / 1e6:.2f} MB | < {MEMORY_GROWTH_TARGET}x the "
+        f"{small}-file peak | {'yes' if result['met']['traced_peak_growth'] else 'NO'} ({growth:.2f}x) |",
+        f"| process ru_maxrss | {maxrss_kib / 1024:.1f} MiB | | |", "",
+        f"Python {result['machine']['python']} on {result['machine']['platform']}.", "",
+    ]
+    (RESULTS / "migrate_scan.md").write_text("\n".join(md))
+    print("\n".join(md))
+    return 0 if all(result["met"].values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
