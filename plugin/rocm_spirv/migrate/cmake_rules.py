@@ -148,8 +148,8 @@ class _Analyzer:
 
     def mentions_targets(self, cmd: Command) -> bool:
         loops = {b.loop_var for b in self.stack if b.kind == "foreach" and b.over_targets}
-        return any(n in TARGET_VARS or n in loops for a in cmd.args for n in _names(a) if a.kind != "unquoted"
-                   or "${" in a.value)
+        referenced = {r.name for a in cmd.args for r in refs(a.value) if r.kind in ("var", "cache")}
+        return bool(referenced & (TARGET_VARS | loops))
 
     # -- the walk ----------------------------------------------------------------------------
     def run(self) -> tuple[FileReport, CMakeFacts]:
@@ -383,9 +383,7 @@ class _Analyzer:
     def properties(self, cmd: Command) -> None:
         values = cmd.values()
         if "HIP_ARCHITECTURES" not in values:
-            if cmd.name == "set_property" and values[:1] == ["CACHE"] and len(values) > 1 and values[1] in TARGET_VARS:
-                return  # STRINGS for the GUI: harmless
-            return
+            return  # set_property(CACHE GPU_TARGETS PROPERTY STRINGS …) is only a GUI hint
         if cmd.name == "set_target_properties":
             targets = values[: values.index("PROPERTIES")] if "PROPERTIES" in values else []
         elif values[:1] == ["TARGET"]:
@@ -418,8 +416,6 @@ class _Analyzer:
                          "drop it under SPIR-V (the JIT does not see it), or keep the kernel native (hybrid)",
                          Redirect.BUILD_FILE)
                 break
-            if w.startswith("-Xarch_device") or w.startswith("-mllvm=-amdgpu-"):
-                continue
         arch = [w for w in words if re.match(r"--offload-arch=", w) and "amdgcnspirv" not in w]
         arch += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--offload-arch" and
                  words[i + 1] != "amdgcnspirv"]
@@ -429,9 +425,7 @@ class _Analyzer:
             self.add("RSM103", cmd, f"passes {what} in {cmd.name}()", "remove it and let the target list decide "
                      "(rocm_spirv_target / ROCM_SPIRV_OFFLOAD)", Redirect.BUILD_FILE)
             values = cmd.values()
-            start = 0
-            if cmd.name == "target_compile_options":
-                start = 1
+            start = 1 if cmd.name == "target_compile_options" else 0
             flag_only = cmd.name in ("add_compile_options", "target_compile_options") and all(
                 v in ("PRIVATE", "PUBLIC", "INTERFACE", "BEFORE") or v.startswith("--offload-arch=")
                 for v in values[start:])
