@@ -161,6 +161,7 @@ class _Analyzer:
         for cmd in commands:
             self.command(cmd)
         self.hip_target_findings()
+        self.report.findings.sort(key=lambda f: (f.line, f.column))
         return self.report, self.facts
 
     def command(self, cmd: Command) -> None:
@@ -299,8 +300,13 @@ class _Analyzer:
 
     # -- commands ----------------------------------------------------------------------------
     def redirect_for_set(self, var: str, cache: bool, force: bool) -> tuple[Redirect, str]:
+        if self.ctx.top_level and not self.project_seen:
+            return Redirect.TOOLCHAIN, ("set before project(); the toolchain file, read at project(), sets "
+                                        "a normal variable that shadows it")
+        if any(var in b.defaults for b in self.stack):
+            return Redirect.TOOLCHAIN, "only a default: skipped when the toolchain file has set it"
         if force:
-            return Redirect.BUILD_FILE, "CACHE … FORCE overrides any toolchain file"
+            return Redirect.BUILD_FILE, "CACHE … FORCE after project() overrides any toolchain file"
         if cache:
             pv = self.facts.policy_version
             if pv is not None and pv < (3, 21):
@@ -308,10 +314,6 @@ class _Analyzer:
                         f"policy version {pv[0]}.{pv[1]} < 3.21 (CMP0126 OLD): set(CACHE) drops a normal variable, "
                         f"so the toolchain must use set({var} amdgcnspirv CACHE STRING \"\" FORCE)")
             return Redirect.TOOLCHAIN, f"a cache default: set({var} amdgcnspirv) in the toolchain file wins"
-        if any(var in b.defaults for b in self.stack):
-            return Redirect.TOOLCHAIN, "only a default: the toolchain file's value is kept"
-        if self.ctx.top_level and not self.project_seen:
-            return Redirect.TOOLCHAIN, "set before project(); the toolchain file, read at project(), overrides it"
         return Redirect.BUILD_FILE, "a plain set() after project() replaces the toolchain file's value"
 
     def set_command(self, cmd: Command) -> None:
@@ -343,7 +345,7 @@ class _Analyzer:
                 return
             redirect, why = self.redirect_for_set(var, cache, force)
             source = ", ".join(gfx_items[:6]) + (" …" if len(gfx_items) > 6 else "") if gfx_items else " ".join(rest)
-            kind = "defaulted" if redirect is Redirect.TOOLCHAIN and not cache else "set"
+            kind = "defaulted" if any(var in b.defaults for b in self.stack) else "set"
             self.add("RSM101", cmd, f"{var} {kind} to {source or 'an empty list'} ({why})",
                      f"{GUARD_OPEN.split('  #')[0]} … endif() around it (--apply does this), or redirect it from "
                      "the toolchain file", redirect)
