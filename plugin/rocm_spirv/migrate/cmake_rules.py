@@ -65,6 +65,7 @@ class CMakeFacts:
     minimum_end: int | None = None  # offset just after the line holding cmake_minimum_required()
     has_find_package: bool = False
     hip_targets: list[str] = field(default_factory=list)
+    newline: str = "\n"  # the file's line ending; inserted lines use it too
 
 
 def parse_version(text: str) -> tuple[int, int] | None:
@@ -75,8 +76,11 @@ def parse_version(text: str) -> tuple[int, int] | None:
 
 
 def _line_end(src: str, pos: int) -> int:
+    """Offset of the line ending after pos (before a CRLF's '\\r'), or the end of the text."""
     idx = src.find("\n", pos)
-    return len(src) if idx < 0 else idx
+    if idx < 0:
+        return len(src)
+    return idx - 1 if idx > pos and src[idx - 1] == "\r" else idx
 
 
 def _line_begin(src: str, pos: int) -> int:
@@ -111,7 +115,8 @@ class _Analyzer:
         self.src = src
         self.ctx = ctx
         self.report = FileReport(path, "cmake")
-        self.facts = CMakeFacts(policy_version=ctx.policy_version)
+        self.facts = CMakeFacts(policy_version=ctx.policy_version,
+                                newline="\r\n" if "\r\n" in src else "\n")
         self.stack: list[_Block] = []
         self.project_seen = False
         self.retargeted: set[str] = set()
@@ -136,9 +141,10 @@ class _Analyzer:
         begin = _line_begin(self.src, cmd.start)
         prefix = self.src[begin : cmd.start]
         indent = cmd.indent if prefix.strip() == "" else re.match(r"[ \t]*", prefix).group(0)  # type: ignore[union-attr]
-        self.report.edits.append(Edit(begin, begin, f"{indent}{GUARD_OPEN}\n"))
+        nl = self.facts.newline
+        self.report.edits.append(Edit(begin, begin, f"{indent}{GUARD_OPEN}{nl}"))
         end = _line_end(self.src, cmd.end)
-        self.report.edits.append(Edit(end, end, f"\n{indent}endif()"))
+        self.report.edits.append(Edit(end, end, f"{nl}{indent}endif()"))
 
     def in_loop_over_targets(self) -> _Block | None:
         for b in reversed(self.stack):
@@ -473,13 +479,14 @@ class _Analyzer:
             return
         if len(hip) >= RETARGET_DIRECTORY_MIN:
             pos = len(self.src)
-            lead = "" if self.src.endswith("\n") or not self.src else "\n"
-            self.report.edits.append(Edit(pos, pos, f"{lead}rocm_spirv_retarget_directory()  # rocm-spirv migrate\n"))
+            nl = self.facts.newline
+            lead = "" if self.src.endswith("\n") or not self.src else nl
+            self.report.edits.append(Edit(pos, pos, f"{lead}rocm_spirv_retarget_directory()  # rocm-spirv migrate{nl}"))
             return
         for cmd, name in pending:
             end = _line_end(self.src, cmd.end)
             indent = cmd.indent
-            self.report.edits.append(Edit(end, end, f"\n{indent}rocm_spirv_target({name})"))
+            self.report.edits.append(Edit(end, end, f"{self.facts.newline}{indent}rocm_spirv_target({name})"))
 
 
 def analyze(path: str, src: str, ctx: Context | None = None) -> tuple[FileReport, CMakeFacts]:
