@@ -150,3 +150,17 @@ def test_single_file_and_unparsable_file(tmp_path: Path, capsys: pytest.CaptureF
     code, report = run_json(capsys, str(tmp_path), "--apply")
     assert code == 0 and report["errors"] and report["changed_files"] == []
     assert (tmp_path / "CMakeLists.txt").read_text() == 'set(GPU_TARGETS "gfx90a\n'
+
+
+def test_apply_keeps_crlf_line_endings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = (b"cmake_minimum_required(VERSION 3.21)\r\nproject(p)\r\nset(GPU_TARGETS gfx90a)  # keep\r\n"
+           b"add_library(k k.hip)")
+    (tmp_path / "CMakeLists.txt").write_bytes(src)
+    assert main(["migrate", str(tmp_path), "--apply"]) == 0
+    out = (tmp_path / "CMakeLists.txt").read_bytes()
+    assert out.count(b"\n") == out.count(b"\r\n") == 7
+    assert b'STREQUAL "spirv")' in out and b"set(GPU_TARGETS gfx90a)  # keep\r\nendif()\r\n" in out
+    assert out.endswith(b"add_library(k k.hip)\r\nrocm_spirv_target(k)")
+    capsys.readouterr()
+    assert main(["migrate", str(tmp_path), "--diff"]) == 0
+    assert capsys.readouterr().out == ""

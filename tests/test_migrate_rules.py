@@ -51,11 +51,20 @@ def test_rocmlib_cmake_findings() -> None:
 
 def test_redirect_classification() -> None:
     found = {f.line: f for f in cmake("rocmlib/CMakeLists.txt") if f.rule.name == "arch-list"}
-    assert found[4].redirect is Redirect.TOOLCHAIN_FORCE  # policy 3.16 < 3.21: CMP0126 OLD
-    assert "CACHE STRING \"\" FORCE" in found[4].message
+    assert found[4].redirect is Redirect.TOOLCHAIN  # before project(): the toolchain's variable shadows it
     assert found[8].redirect is Redirect.TOOLCHAIN
     assert found[10].redirect is Redirect.BUILD_FILE
     assert found[11].redirect is Redirect.BUILD_FILE
+
+
+def test_cache_default_after_project_needs_force_under_old_policy() -> None:
+    src = 'cmake_minimum_required(VERSION 3.16)\nproject(p)\nset(GPU_TARGETS "gfx90a" CACHE STRING "")\n'
+    report, _ = cmake_rules.analyze("CMakeLists.txt", src, Context(top_level=True))
+    (f,) = report.findings
+    assert f.redirect is Redirect.TOOLCHAIN_FORCE and 'CACHE STRING "" FORCE' in f.message and "CMP0126" in f.message
+    inherited, _ = cmake_rules.analyze("sub/x.cmake", 'set(GPU_TARGETS "gfx90a" CACHE STRING "")\n',
+                                       Context(policy_version=(3, 12)))
+    assert inherited.findings[0].redirect is Redirect.TOOLCHAIN_FORCE
 
 
 def test_policy_range_uses_the_maximum_and_new_policy_needs_no_force() -> None:

@@ -32,15 +32,15 @@ def plan(scan: Scan) -> dict[str, tuple[str, str]]:
         top = scan.facts.get("CMakeLists.txt")
         if top is not None and top.project_end is not None:
             edits.setdefault("CMakeLists.txt", []).insert(0, Edit(top.project_end, top.project_end,
-                                                                  "\n" + FIND_PACKAGE))
+                                                                  top.newline + FIND_PACKAGE))
         else:  # no top-level project here (a subdirectory was scanned): each edited file finds the package
             for path, file_edits in edits.items():
                 facts = scan.facts[path]
                 at = facts.project_end if facts.project_end is not None else facts.minimum_end
                 if at is None:
-                    file_edits.insert(0, Edit(0, 0, FIND_PACKAGE + "\n"))
+                    file_edits.insert(0, Edit(0, 0, FIND_PACKAGE + facts.newline))
                 else:
-                    file_edits.insert(0, Edit(at, at, "\n" + FIND_PACKAGE))
+                    file_edits.insert(0, Edit(at, at, facts.newline + FIND_PACKAGE))
     changes: dict[str, tuple[str, str]] = {}
     for path, file_edits in edits.items():
         old = scan.texts[path]

@@ -65,6 +65,7 @@ class CMakeFacts:
     minimum_end: int | None = None  # offset just after the line holding cmake_minimum_required()
     has_find_package: bool = False
     hip_targets: list[str] = field(default_factory=list)
+    newline: str = "\n"  # the file's line ending; inserted lines use it too
 
 
 def parse_version(text: str) -> tuple[int, int] | None:
@@ -75,8 +76,11 @@ def parse_version(text: str) -> tuple[int, int] | None:
 
 
 def _line_end(src: str, pos: int) -> int:
+    """Offset of the line ending after pos (before a CRLF's '\\r'), or the end of the text."""
     idx = src.find("\n", pos)
-    return len(src) if idx < 0 else idx
+    if idx < 0:
+        return len(src)
+    return idx - 1 if idx > pos and src[idx - 1] == "\r" else idx
 
 
 def _line_begin(src: str, pos: int) -> int:
@@ -111,7 +115,8 @@ class _Analyzer:
         self.src = src
         self.ctx = ctx
         self.report = FileReport(path, "cmake")
-        self.facts = CMakeFacts(policy_version=ctx.policy_version)
+        self.facts = CMakeFacts(policy_version=ctx.policy_version,
+                                newline="\r\n" if "\r\n" in src else "\n")
         self.stack: list[_Block] = []
         self.project_seen = False
         self.retargeted: set[str] = set()
@@ -136,9 +141,10 @@ class _Analyzer:
         begin = _line_begin(self.src, cmd.start)
         prefix = self.src[begin : cmd.start]
         indent = cmd.indent if prefix.strip() == "" else re.match(r"[ \t]*", prefix).group(0)  # type: ignore[union-attr]
-        self.report.edits.append(Edit(begin, begin, f"{indent}{GUARD_OPEN}\n"))
+        nl = self.facts.newline
+        self.report.edits.append(Edit(begin, begin, f"{indent}{GUARD_OPEN}{nl}"))
         end = _line_end(self.src, cmd.end)
-        self.report.edits.append(Edit(end, end, f"\n{indent}endif()"))
+        self.report.edits.append(Edit(end, end, f"{nl}{indent}endif()"))
 
     def in_loop_over_targets(self) -> _Block | None:
         for b in reversed(self.stack):
@@ -148,8 +154,8 @@ class _Analyzer:
 
     def mentions_targets(self, cmd: Command) -> bool:
         loops = {b.loop_var for b in self.stack if b.kind == "foreach" and b.over_targets}
-        return any(n in TARGET_VARS or n in loops for a in cmd.args for n in _names(a) if a.kind != "unquoted"
-                   or "${" in a.value)
+        referenced = {r.name for a in cmd.args for r in refs(a.value) if r.kind in ("var", "cache")}
+        return bool(referenced & (TARGET_VARS | loops))
 
     # -- the walk ----------------------------------------------------------------------------
     def run(self) -> tuple[FileReport, CMakeFacts]:
@@ -161,6 +167,7 @@ class _Analyzer:
         for cmd in commands:
             self.command(cmd)
         self.hip_target_findings()
+        self.report.findings.sort(key=lambda f: (f.line, f.column))
         return self.report, self.facts
 
     def command(self, cmd: Command) -> None:
@@ -299,8 +306,13 @@ class _Analyzer:
 
     # -- commands ----------------------------------------------------------------------------
     def redirect_for_set(self, var: str, cache: bool, force: bool) -> tuple[Redirect, str]:
+        if self.ctx.top_level and not self.project_seen:
+            return Redirect.TOOLCHAIN, ("set before project(); the toolchain file, read at project(), sets "
+                                        "a normal variable that shadows it")
+        if any(var in b.defaults for b in self.stack):
+            return Redirect.TOOLCHAIN, "only a default: skipped when the toolchain file has set it"
         if force:
-            return Redirect.BUILD_FILE, "CACHE … FORCE overrides any toolchain file"
+            return Redirect.BUILD_FILE, "CACHE … FORCE after project() overrides any toolchain file"
         if cache:
             pv = self.facts.policy_version
             if pv is not None and pv < (3, 21):
@@ -308,10 +320,6 @@ class _Analyzer:
                         f"policy version {pv[0]}.{pv[1]} < 3.21 (CMP0126 OLD): set(CACHE) drops a normal variable, "
                         f"so the toolchain must use set({var} amdgcnspirv CACHE STRING \"\" FORCE)")
             return Redirect.TOOLCHAIN, f"a cache default: set({var} amdgcnspirv) in the toolchain file wins"
-        if any(var in b.defaults for b in self.stack):
-            return Redirect.TOOLCHAIN, "only a default: the toolchain file's value is kept"
-        if self.ctx.top_level and not self.project_seen:
-            return Redirect.TOOLCHAIN, "set before project(); the toolchain file, read at project(), overrides it"
         return Redirect.BUILD_FILE, "a plain set() after project() replaces the toolchain file's value"
 
     def set_command(self, cmd: Command) -> None:
@@ -343,7 +351,7 @@ class _Analyzer:
                 return
             redirect, why = self.redirect_for_set(var, cache, force)
             source = ", ".join(gfx_items[:6]) + (" …" if len(gfx_items) > 6 else "") if gfx_items else " ".join(rest)
-            kind = "defaulted" if redirect is Redirect.TOOLCHAIN and not cache else "set"
+            kind = "defaulted" if any(var in b.defaults for b in self.stack) else "set"
             self.add("RSM101", cmd, f"{var} {kind} to {source or 'an empty list'} ({why})",
                      f"{GUARD_OPEN.split('  #')[0]} … endif() around it (--apply does this), or redirect it from "
                      "the toolchain file", redirect)
@@ -383,9 +391,7 @@ class _Analyzer:
     def properties(self, cmd: Command) -> None:
         values = cmd.values()
         if "HIP_ARCHITECTURES" not in values:
-            if cmd.name == "set_property" and values[:1] == ["CACHE"] and len(values) > 1 and values[1] in TARGET_VARS:
-                return  # STRINGS for the GUI: harmless
-            return
+            return  # set_property(CACHE GPU_TARGETS PROPERTY STRINGS …) is only a GUI hint
         if cmd.name == "set_target_properties":
             targets = values[: values.index("PROPERTIES")] if "PROPERTIES" in values else []
         elif values[:1] == ["TARGET"]:
@@ -418,8 +424,6 @@ class _Analyzer:
                          "drop it under SPIR-V (the JIT does not see it), or keep the kernel native (hybrid)",
                          Redirect.BUILD_FILE)
                 break
-            if w.startswith("-Xarch_device") or w.startswith("-mllvm=-amdgpu-"):
-                continue
         arch = [w for w in words if re.match(r"--offload-arch=", w) and "amdgcnspirv" not in w]
         arch += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--offload-arch" and
                  words[i + 1] != "amdgcnspirv"]
@@ -429,9 +433,7 @@ class _Analyzer:
             self.add("RSM103", cmd, f"passes {what} in {cmd.name}()", "remove it and let the target list decide "
                      "(rocm_spirv_target / ROCM_SPIRV_OFFLOAD)", Redirect.BUILD_FILE)
             values = cmd.values()
-            start = 0
-            if cmd.name == "target_compile_options":
-                start = 1
+            start = 1 if cmd.name == "target_compile_options" else 0
             flag_only = cmd.name in ("add_compile_options", "target_compile_options") and all(
                 v in ("PRIVATE", "PUBLIC", "INTERFACE", "BEFORE") or v.startswith("--offload-arch=")
                 for v in values[start:])
@@ -477,13 +479,14 @@ class _Analyzer:
             return
         if len(hip) >= RETARGET_DIRECTORY_MIN:
             pos = len(self.src)
-            lead = "" if self.src.endswith("\n") or not self.src else "\n"
-            self.report.edits.append(Edit(pos, pos, f"{lead}rocm_spirv_retarget_directory()  # rocm-spirv migrate\n"))
+            nl = self.facts.newline
+            lead = "" if self.src.endswith("\n") or not self.src else nl
+            self.report.edits.append(Edit(pos, pos, f"{lead}rocm_spirv_retarget_directory()  # rocm-spirv migrate{nl}"))
             return
         for cmd, name in pending:
             end = _line_end(self.src, cmd.end)
             indent = cmd.indent
-            self.report.edits.append(Edit(end, end, f"\n{indent}rocm_spirv_target({name})"))
+            self.report.edits.append(Edit(end, end, f"{self.facts.newline}{indent}rocm_spirv_target({name})"))
 
 
 def analyze(path: str, src: str, ctx: Context | None = None) -> tuple[FileReport, CMakeFacts]:
