@@ -10,7 +10,7 @@ from rocm_spirv.toolchain.probe import ProbeResult
 REMEDY = {
     "compiler": "pip install 'rocm-spirv[clang]' && rocm-spirv toolchain provision",
     "spirv": "rocm-spirv toolchain provision (clang 22 with the in-tree SPIR-V backend)",
-    "bundler": "apt-get install clang-19 (it ships clang-offload-bundler), then rocm-spirv toolchain provision",
+    "bundler": "apt-get install clang-tools-19 (it ships clang-offload-bundler), then rocm-spirv toolchain provision",
     "hip_headers": "rocm-spirv toolchain provision --hip-headers (ROCm 7 HIP headers from the triton wheel)",
     "device_libs": "install ROCm device libraries (rocm-device-libs) or build with -nogpulib",
     "hip_runtime": "apt-get install libamdhip64-dev",

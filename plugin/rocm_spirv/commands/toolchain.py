@@ -1,4 +1,4 @@
-"""`rocm-spirv toolchain list|provision`: what compilers exist, and a prefix built around ziglang."""
+"""`rocm-spirv toolchain list|provision|generate`: compilers found, a clang 22 prefix, toolchain files."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from rocm_spirv.doctor import REMEDY, choose
 from rocm_spirv.errors import UserError
+from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.generate.toolchain_file import MODES, ToolchainRequest, parse_archs, render
 from rocm_spirv.toolchain.discover import candidates
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.probe import ProbeResult, probe
@@ -36,6 +39,15 @@ def register(sub: Any) -> None:
     pv.add_argument("--hip-headers-wheel", type=Path, help="a triton wheel already on disk")
     pv.add_argument("--json", action="store_true")
     pv.set_defaults(func=_provision)
+
+    gen = tsub.add_parser("generate", help="write a CMake toolchain file that retargets an unmodified project")
+    gen.add_argument("--offload", choices=MODES, default="spirv", help="GPU code to build (default spirv)")
+    gen.add_argument("--native-archs", metavar="LIST",
+                     help="native targets for native/hybrid mode (gfx942,gfx1100); default: the project's list")
+    gen.add_argument("--compiler", default="auto", help="clang++ to use (default auto: what doctor picks)")
+    gen.add_argument("--output", type=Path, help="file to write (default: a per-options file; its path is printed)")
+    gen.add_argument("--json", action="store_true")
+    gen.set_defaults(func=_generate)
 
 
 def probe_all(compiler: str | None, prefix: Path | None, use_cache: bool = True) -> list[ProbeResult]:
@@ -75,4 +87,34 @@ def _provision(args: argparse.Namespace) -> int:
         print(f"{result.prefix}: {state} (clang {result.manifest['clang_version']}, "
               f"HIP headers {result.manifest['hip_version'] or 'none'})")
         print(f"  CMAKE_HIP_COMPILER / CMAKE_CXX_COMPILER: {result.prefix}/bin/clang++")
+    return 0
+
+
+def resolve_compiler(value: str, offload: str) -> ProbeResult:
+    """`auto`: the compiler doctor would pick; else the probed path."""
+    if value != "auto":
+        return probe_all(value, None)[0]
+    best = choose(probe_all(None, None))
+    if best is None:
+        raise UserError("no HIP-capable clang++ found", REMEDY["compiler"])
+    if offload != "native" and not best.can_spirv:
+        raise UserError(f"the best compiler found ({best.path}) cannot emit amdgcnspirv", REMEDY["spirv"])
+    return best
+
+
+def _generate(args: argparse.Namespace) -> int:
+    req = ToolchainRequest(args.offload, parse_archs(args.native_archs))
+    tc = render(req, resolve_compiler(args.compiler, req.mode))
+    out: Path = args.output or tc.default_path()
+    if out.is_dir():
+        raise UserError(f"--output {out} is a directory", "name the toolchain file, e.g. --output spirv.cmake")
+    changed = not out.is_file() or out.read_text() != tc.text
+    if changed:
+        write_atomic(out, tc.text)
+    if args.json:
+        print(json.dumps({"path": str(out.absolute()), "identity": tc.identity, "offload": req.mode,
+                          "native_archs": list(req.native_archs), "compiler": tc.compiler, "changed": changed},
+                         indent=2))
+    else:
+        print(out.absolute())
     return 0

@@ -42,7 +42,8 @@ def excluded(rel: str, patterns: Sequence[str]) -> bool:
 
 def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
     """(relative '/'-path, kind) for every file to scan, in a stable order, streaming (no full listing).
-    A single file as root yields just that file. Symlinked directories are not followed."""
+    A single file as root yields just that file. Symlinked directories and CMake build trees
+    (folders holding a CMakeCache.txt) are not entered."""
     if root.is_file():
         kind = classify(root.name)
         if kind is not None:
@@ -60,7 +61,9 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
         for e in entries:
             r = f"{rel}{e.name}"
             if e.is_dir(follow_symlinks=False):
-                if e.name not in SKIP_DIRS and not excluded(r, exclude):
+                # A CMake build tree (in-source build/ dirs) holds generated copies, not the project.
+                if (e.name not in SKIP_DIRS and not excluded(r, exclude)
+                        and not os.path.exists(os.path.join(e.path, "CMakeCache.txt"))):
                     subdirs.append((e.path, r + "/"))
                 continue
             kind = classify(e.name)

@@ -119,7 +119,7 @@ def find_bundler(explicit: Path | None = None) -> Path:
             return Path(c)
     raise UserError(
         "clang-offload-bundler not found",
-        "install it (Debian: apt-get install clang-19) or pass --bundler PATH",
+        "install it (Debian: apt-get install clang-tools-19) or pass --bundler PATH",
     )
 
 

@@ -1,0 +1,1 @@
+"""Files rocm-spirv writes into users' builds: CMake toolchain files and presets."""

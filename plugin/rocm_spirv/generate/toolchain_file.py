@@ -1,0 +1,134 @@
+"""Render a CMake toolchain file that turns an unmodified project into a SPIR-V build."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from rocm_spirv import __version__
+from rocm_spirv.errors import UserError
+from rocm_spirv.resources import cmake_dir, templates_dir
+from rocm_spirv.toolchain.paths import default_prefix
+from rocm_spirv.toolchain.probe import ProbeResult
+
+MODES = ("spirv", "native", "hybrid")
+HOOK = "RocmSpirvProjectInclude.cmake"
+
+
+@dataclass(frozen=True)
+class ToolchainRequest:
+    """What the user asked for; everything the file depends on besides the compiler."""
+
+    mode: str
+    native_archs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise UserError(f"offload mode {self.mode!r} is not one of {', '.join(MODES)}",
+                            "pass --offload spirv, native or hybrid")
+
+
+@dataclass(frozen=True)
+class ToolchainFile:
+    request: ToolchainRequest
+    compiler: str
+    identity: str
+    text: str
+
+    def default_path(self) -> Path:
+        """Content-addressed, so the same options give the same path and file."""
+        return default_prefix().parent / "toolchains" / f"{self.request.mode}-{self.identity}.cmake"
+
+
+def parse_archs(text: str | None) -> tuple[str, ...]:
+    return tuple(a.strip() for a in (text or "").replace(";", ",").split(",") if a.strip())
+
+
+def check_archs(archs: tuple[str, ...], compiler: ProbeResult) -> None:
+    known = set(compiler.gfx_targets)
+    bad = [a for a in archs if known and a.split(":")[0] not in known]
+    if bad:
+        raise UserError(f"{compiler.path} does not know GPU target(s) {', '.join(bad)}",
+                        "see `rocm-spirv toolchain list --json` (gfx_targets) for what it accepts")
+
+
+def hip_spirv_flags(flags: list[str]) -> list[str]:
+    # Default visibility is a device-code need (calls into device libraries the
+    # runtime links at JIT time); the host keeps whatever the project chose.
+    out: list[str] = []
+    for f in flags:
+        out += ["-Xarch_device", f] if f.startswith("-fvisibility") else [f]
+    return out
+
+
+def _c_compiler(cxx: str) -> str | None:
+    path = Path(cxx)
+    if path.name.endswith("clang++"):
+        c = path.with_name(path.name[: -len("++")])
+        if c.is_file():
+            return str(c)
+    return None
+
+
+def _lists(req: ToolchainRequest) -> list[str]:
+    """The value GPU_TARGETS & co. get; empty: the project's own list is kept."""
+    if req.mode == "spirv":
+        return ["amdgcnspirv"]
+    if req.mode == "hybrid" and req.native_archs:
+        return ["amdgcnspirv", *req.native_archs]
+    return list(req.native_archs)
+
+
+def canonical_command(req: ToolchainRequest, compiler: str) -> list[str]:
+    cmd = ["rocm-spirv", "toolchain", "generate", "--offload", req.mode]
+    if req.native_archs:
+        cmd += ["--native-archs", ",".join(req.native_archs)]
+    return [*cmd, "--compiler", compiler]
+
+
+def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
+    if req.mode != "native" and not compiler.can_spirv:
+        raise UserError(f"{compiler.path} cannot emit amdgcnspirv, so a {req.mode} toolchain file would not build",
+                        "run `rocm-spirv doctor`, or pass --compiler to a clang >= 22 "
+                        "(`rocm-spirv toolchain provision`)")
+    check_archs(req.native_archs, compiler)
+    spirv_flags = compiler.spirv_flags if req.mode != "native" else []
+    lists = _lists(req)
+    hook = req.mode != "native" or bool(req.native_archs)
+    package = cmake_dir()
+    # The identity covers every input of the text, so equal options give one file.
+    identity = hashlib.sha256(json.dumps(
+        [__version__, req.mode, req.native_archs, compiler.path, spirv_flags, str(package)]).encode()).hexdigest()[:16]
+    description = f"offload={req.mode} native-archs={';'.join(req.native_archs) or '-'} compiler={compiler.path}"
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), keep_trailing_newline=True,
+                             trim_blocks=False, undefined=jinja2.StrictUndefined, autoescape=False)
+    text = env.get_template("cmake/toolchain.cmake.j2").render(
+        version=__version__,
+        command=shlex.join(canonical_command(req, compiler.path)),
+        mode=req.mode,
+        native_archs=list(req.native_archs),
+        compiler=compiler.path,
+        c_compiler=_c_compiler(compiler.path),
+        clang_version=compiler.version or "?",
+        compiler_source=compiler.source,
+        spirv_path=compiler.spirv_path or "none",
+        spirv_flags=spirv_flags,
+        spirv_flags_hip=" ".join(hip_spirv_flags(spirv_flags)),
+        lists=";".join(lists),
+        lists_comma=",".join(lists),
+        hook=hook,
+        hook_file=(package / HOOK).as_posix(),
+        cmake_dir=package.as_posix(),
+        python=sys.executable,
+        identity=identity,
+        description=description,
+    )
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in text.splitlines())) + "\n"
+    return ToolchainFile(req, compiler.path, identity, text)
