@@ -10,7 +10,7 @@ from pathlib import Path
 PRESETS = frozenset({"CMakePresets.json", "CMakeUserPresets.json"})
 SOURCE_SUFFIXES = frozenset({".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".c", ".h", ".hh", ".hpp",
                              ".hxx", ".inl", ".ipp", ".tpp", ".cl"})
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "node_modules"})
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "node_modules", ".rocm-spirv"})
 
 
 def classify(name: str) -> str | None:
