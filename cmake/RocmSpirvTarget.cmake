@@ -167,6 +167,8 @@ function(_rocm_spirv_retarget t mode archs_override out)
     return()
   endif()
   list(REMOVE_DUPLICATES found_archs)
+  # A list already pointed at SPIR-V (a toolchain file's GPU_TARGETS) names no native target.
+  list(REMOVE_ITEM found_archs amdgcnspirv)
 
   if(archs_override)
     set(native "${archs_override}")
