@@ -62,7 +62,7 @@ def test_compare_bad_input(toolchain: Path, tmp_path: Path) -> None:
 
 def test_compare_needs_no_edits_on_hard_coded_flags(toolchain: Path) -> None:
     out = compare(toolchain, str(REPO / "tests" / "data" / "hardcoded"), "--repeat", "1",
-                  "--native-archs", "gfx942", "--json")
+                  "--archs", "gfx90a,gfx1100", "--native-archs", "gfx942", "--json")
     assert out.returncode == 0, out.stderr[-3000:]
     by_name = {r["variant"]["name"]: r for r in json.loads(out.stdout)["results"]}
 
@@ -71,5 +71,5 @@ def test_compare_needs_no_edits_on_hard_coded_flags(toolchain: Path) -> None:
 
     assert entries("spirv") == {"hip-spirv64-amd-amdhsa--amdgcnspirv"}
     assert entries("hybrid") == {"hipv4-spirv64-amd-amdhsa--amdgcnspirv", "hipv4-amdgcn-amd-amdhsa--gfx942"}
-    # Native is the project as written: its own two targets.
-    assert entries("native") == {"hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--gfx942"}
+    # Native is --archs through a native toolchain file, whatever the project hard-codes (gfx90a;gfx942).
+    assert entries("native") == {"hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--gfx1100"}

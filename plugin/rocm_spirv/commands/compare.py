@@ -57,7 +57,7 @@ def _run(args: argparse.Namespace) -> int:
     native = planning.parse_archs(args.native_archs, comp.gfx_targets) if args.native_archs else []
     scaling = planning.parse_scaling(args.scaling, len(DEFAULT_ARCHS))
     variants = planning.variants(archs, native, scaling, args.compress)
-    setup = Setup(project, Path(comp.path), tuple(comp.spirv_flags), args.jobs)
+    setup = Setup(project, comp, args.jobs)
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
                 "spirv_flags": comp.spirv_flags}
     console = Console(stderr=args.json)

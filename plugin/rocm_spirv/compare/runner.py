@@ -13,7 +13,9 @@ from pathlib import Path
 
 from rocm_spirv.compare.model import Run, Variant
 from rocm_spirv.compare.sizes import find_artifacts
-from rocm_spirv.resources import cmake_dir
+from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.generate.toolchain_file import ToolchainFile, ToolchainRequest, canonical_command, render
+from rocm_spirv.toolchain.probe import ProbeResult
 
 
 class BuildFailed(Exception):
@@ -26,8 +28,7 @@ class BuildFailed(Exception):
 @dataclass(frozen=True)
 class Setup:
     project: Path
-    compiler: Path
-    spirv_flags: tuple[str, ...]
+    compiler: ProbeResult
     jobs: int
 
     def tool(self, name: str) -> str:
@@ -35,22 +36,24 @@ class Setup:
         return str(beside) if beside.is_file() else (shutil.which(name) or name)
 
 
-def configure_command(setup: Setup, variant: Variant, build: Path) -> list[str]:
+def toolchain_file(setup: Setup, variant: Variant) -> ToolchainFile:
+    """Every variant builds through the toolchain file a user would generate: no project edits,
+    and hard-coded lists are overridden the same way in every mode."""
+    return render(ToolchainRequest(variant.mode, variant.archs), setup.compiler)
+
+
+def generate_command(setup: Setup, variant: Variant, path: Path) -> list[str]:
+    return [*canonical_command(ToolchainRequest(variant.mode, variant.archs), setup.compiler.path),
+            "--output", str(path)]
+
+
+def configure_command(setup: Setup, variant: Variant, build: Path, tc_path: Path) -> list[str]:
     flags = ["--offload-compress"] if variant.compress else []
-    # Native builds are the project as it is (with the chosen list); SPIR-V and
-    # hybrid go through RocmSpirv's project hook, so hard-coded lists need no edits.
-    hook = [] if variant.mode == "native" else [
-        f"-DCMAKE_PROJECT_INCLUDE={cmake_dir() / 'RocmSpirvProjectInclude.cmake'}",
-        f"-DROCM_SPIRV_OFFLOAD={variant.mode}",
-        f"-DROCM_SPIRV_NATIVE_ARCHS={';'.join(variant.archs)}",
-    ]
     return [
         setup.tool("cmake"), "-S", str(setup.project), "-B", str(build), "-G", "Ninja",
-        f"-DCMAKE_MAKE_PROGRAM={setup.tool('ninja')}",
-        f"-DCMAKE_HIP_COMPILER={setup.compiler}", f"-DCMAKE_CXX_COMPILER={setup.compiler}",
-        f"-DCMAKE_HIP_ARCHITECTURES={';'.join(variant.offload_archs)}",
-        f"-DCMAKE_HIP_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}",
-        "-DCMAKE_BUILD_TYPE=Release", *hook,
+        f"-DCMAKE_MAKE_PROGRAM={setup.tool('ninja')}", f"-DCMAKE_TOOLCHAIN_FILE={tc_path}",
+        *([f"-DCMAKE_HIP_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}"] if flags else []),
+        "-DCMAKE_BUILD_TYPE=Release",
     ]
 
 
@@ -78,9 +81,11 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
     """One repeat: always a fresh build directory, removed afterwards."""
     if build.exists():
         shutil.rmtree(build)
+    tc_path = build.with_name(f"{build.name}.toolchain.cmake")
+    write_atomic(tc_path, toolchain_file(setup, variant).text)
     cpu0 = _children_cpu()
     try:
-        conf = _timed(configure_command(setup, variant, build), "configure")
+        conf = _timed(configure_command(setup, variant, build, tc_path), "configure")
         bld = _timed(build_command(setup, build), "build")
         cpu = _children_cpu() - cpu0
         artifacts = find_artifacts(build)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rocm_spirv.compare.model import Comparison, Variant, VariantResult
-from rocm_spirv.compare.runner import BuildFailed, Setup, build_command, configure_command, run_once
+from rocm_spirv.compare.runner import BuildFailed, Setup, build_command, configure_command, generate_command, run_once
 
 
 def machine() -> dict[str, str]:
@@ -37,7 +37,9 @@ def compare(setup: Setup, plan: list[Variant], repeat: int, compiler: dict[str, 
     try:
         for vr in c.results:
             build = work / vr.variant.name
-            c.commands.append(configure_command(setup, vr.variant, build))
+            tc_path = build.with_name(f"{build.name}.toolchain.cmake")
+            c.commands.append(generate_command(setup, vr.variant, tc_path))
+            c.commands.append(configure_command(setup, vr.variant, build, tc_path))
             for i in range(repeat):
                 progress(f"{vr.variant.name} {i + 1}/{repeat}")
                 try:
