@@ -73,3 +73,20 @@ def test_compare_needs_no_edits_on_hard_coded_flags(toolchain: Path) -> None:
     assert entries("hybrid") == {"hipv4-spirv64-amd-amdhsa--amdgcnspirv", "hipv4-amdgcn-amd-amdhsa--gfx942"}
     # Native is --archs through a native toolchain file, whatever the project hard-codes (gfx90a;gfx942).
     assert entries("native") == {"hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--gfx1100"}
+
+
+def test_second_run_reproduces_sizes_against_the_first_report(toolchain: Path, tmp_path: Path) -> None:
+    project = str(SAMPLES / "cmake" / "raw_flags")
+    first = compare(toolchain, project, "--archs", "gfx90a", "--repeat", "1", "--report", str(tmp_path / "one"))
+    assert first.returncode == 0, first.stderr[-3000:]
+    again = compare(toolchain, project, "--archs", "gfx90a", "--repeat", "1", "--json",
+                    "--against", str(tmp_path / "one" / "report.json"), "--report", str(tmp_path / "two"))
+    assert again.returncode == 0, again.stderr[-3000:]
+    rep = json.loads(again.stdout)["reproduction"]
+    sizes = [c for c in rep["checks"] if c["metric"].endswith("_bytes")]
+    assert {c["variant"] for c in sizes} == {"native", "spirv", "native-1"}
+    # Device code is bit-for-bit the same size on a second run (timings are the benchmark's business).
+    assert all(c["within"] and c["median"] == c["earlier_median"] for c in sizes), sizes
+    assert "## Reproduction" in (tmp_path / "two" / "report.md").read_text()
+    bad = compare(toolchain, project, "--against", str(tmp_path / "one" / "report.md"))
+    assert bad.returncode == 2 and "cannot read the earlier report" in bad.stderr

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from rocm_spirv.commands.toolchain import probe_all
 from rocm_spirv.compare import plan as planning
+from rocm_spirv.compare import reproduce
 from rocm_spirv.compare.model import DEFAULT_ARCHS
 from rocm_spirv.compare.report import print_human, to_json, write_report
 from rocm_spirv.compare.runner import Setup
@@ -40,6 +41,8 @@ def register(sub: Any) -> None:
     p.add_argument("--compress", action="store_true", help="also build with --offload-compress")
     p.add_argument("--compiler", help="clang++ to use (default: discovered)")
     p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
+    p.add_argument("--against", type=Path, metavar="REPORT_JSON",
+                   help="check this run against an earlier report.json: is each median inside its range?")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)
 
@@ -50,6 +53,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError(f"{project} has no CMakeLists.txt", "pass the folder of a CMake project")
     if args.repeat < 1:
         raise UserError("--repeat must be at least 1", "use e.g. --repeat 3")
+    earlier = reproduce.load(args.against) if args.against else None
     comp = choose(probe_all(args.compiler, None))
     if comp is None or not comp.can_spirv:
         raise UserError("no compiler that can emit amdgcnspirv", "run `rocm-spirv doctor` for the remedy")
@@ -68,6 +72,8 @@ def _run(args: argparse.Namespace) -> int:
 
         result = compare(setup, variants, args.repeat, compiler,
                          lambda m: bar.update(task, description=f"building {m}", advance=1))
+    if earlier is not None:
+        result.reproduction = reproduce.to_json(args.against, reproduce.checks(earlier, result))
     if args.report:
         for path in write_report(result, args.report):
             console.print(f"wrote {path}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from typing import Any
 
 # Real current targets, in the order scaling draws them (the per-arch list a
 # ROCm library typically ships).
@@ -88,6 +89,7 @@ class Comparison:
     results: list[VariantResult]
     commands: list[list[str]] = field(default_factory=list)
     partial: bool = False
+    reproduction: dict[str, Any] | None = None  # set by --against: see compare/reproduce.py
 
     def get(self, name: str) -> VariantResult | None:
         return next((r for r in self.results if r.variant.name == name and r.ok), None)

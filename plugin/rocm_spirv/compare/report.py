@@ -59,6 +59,7 @@ def to_json(c: Comparison) -> dict[str, Any]:
                               "(native-1); an estimate of first-launch JIT work, not a JIT measurement",
         },
         "results": [result(r) for r in c.results],
+        "reproduction": c.reproduction,
     }
 
 
@@ -97,6 +98,25 @@ def print_human(c: Comparison, console: Console) -> None:
     for r in c.results:
         if r.error:
             console.print(f"[red]{r.variant.name} failed[/]:\n{r.error}")
+    if c.reproduction is not None:
+        console.print(reproduction_table(c.reproduction))
+
+
+def reproduction_table(rep: dict[str, Any]) -> Table:
+    verdict = "[green]all within[/]" if rep["all_within"] else "[red]not all within[/]"
+    t = Table(title=f"against {rep['against']}: {verdict}")
+    for col in ("variant", "metric", "earlier median (range)", "now", ""):
+        t.add_column(col, justify="left" if col in ("variant", "metric") else "right")
+    for ch in rep["checks"]:
+        seconds = ch["metric"].endswith("_s")
+
+        def fmt(v: float, seconds: bool = seconds) -> str:
+            return f"{v:.2f}" if seconds else f"{v:,.0f}"
+
+        t.add_row(ch["variant"], ch["metric"],
+                  f"{fmt(ch['earlier_median'])} ({fmt(ch['earlier_low'])}-{fmt(ch['earlier_high'])})",
+                  fmt(ch["median"]), "ok" if ch["within"] else "[red]outside[/]")
+    return t
 
 
 def scaling_points(c: Comparison) -> tuple[list[tuple[int, float, float]], VariantResult | None]:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import platform
 import shutil
-import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from rocm_spirv.compare.model import Comparison, Variant, VariantResult
 from rocm_spirv.compare.runner import BuildFailed, Setup, build_command, configure_command, generate_command, run_once
+from rocm_spirv.errors import UserError
+from rocm_spirv.toolchain.paths import cache_dir
 
 
 def machine() -> dict[str, str]:
@@ -33,7 +37,33 @@ def machine() -> dict[str, str]:
 def compare(setup: Setup, plan: list[Variant], repeat: int, compiler: dict[str, object],
             progress: Callable[[str], None] = lambda _msg: None) -> Comparison:
     c = Comparison(str(setup.project), machine(), compiler, [VariantResult(v) for v in plan])
-    work = Path(tempfile.mkdtemp(prefix="rocm-spirv-compare-"))
+    with work_dir(setup.project) as work:
+        _run_all(c, setup, work, repeat, progress)
+    return c
+
+
+@contextmanager
+def work_dir(project: Path) -> Iterator[Path]:
+    """The same build paths on every run: clang derives HIP's -cuid (a symbol name in the device
+    code) from the output path, so a random temp dir would change SPIR-V sizes between runs."""
+    key = hashlib.sha256(str(project).encode()).hexdigest()[:12]
+    work = cache_dir() / "compare" / key
+    work.parent.mkdir(parents=True, exist_ok=True)
+    with open(work.parent / f"{key}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(f"another rocm-spirv compare of {project} is running",
+                            "wait for it to finish (its build dirs are in use)") from None
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        try:
+            yield work
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Callable[[str], None]) -> None:
     try:
         for vr in c.results:
             build = work / vr.variant.name
@@ -51,6 +81,3 @@ def compare(setup: Setup, plan: list[Variant], repeat: int, compiler: dict[str, 
     except KeyboardInterrupt:
         c.partial = True
         c.results = [r for r in c.results if r.runs or r.error]
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return c
