@@ -1,8 +1,9 @@
 """Run `rocm-spirv compare` on samples/kernels (8 native targets, 3 repeats, compressed too,
-scaling 1..16) and record the results with the machine description under benchmarks/results/.
+scaling 1..16) twice, the second run checked against the first (`--against`), and record both
+with the machine description under benchmarks/results/.
 
 Targets (issue: compare): native/SPIR-V build wall time >= 8; SPIR-V <= 0.8 x one native target;
-uncompressed .hip_fatbin native/SPIR-V >= 3.
+uncompressed .hip_fatbin native/SPIR-V >= 3; the second run lands within the first run's spread.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results" / "compare_kernels"
+FIRST = HERE / "results" / "compare_kernels"
+SECOND = HERE / "results" / "compare_kernels_rerun"
 TARGETS = {
     "build_wall_ratio_native_over_spirv": (">=", 8.0),
     "build_wall_ratio_spirv_over_native1": ("<=", 0.8),
@@ -21,23 +24,45 @@ TARGETS = {
 }
 
 
-def main() -> int:
+def run(report: Path, *extra: str) -> dict[str, Any] | None:
     cmd = [sys.executable, "-m", "rocm_spirv", "compare", str(HERE.parent / "samples" / "kernels"),
-           "--repeat", "3", "--compress", "--scaling", "1,2,4,8,16", "--report", str(RESULTS), "--json",
-           *sys.argv[1:]]
+           "--repeat", "3", "--compress", "--scaling", "1,2,4,8,16", "--report", str(report), "--json",
+           *extra, *sys.argv[1:]]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         print(proc.stderr[-4000:], file=sys.stderr)
-        return proc.returncode
-    summary = json.loads(proc.stdout)["summary"]
+        return None
+    data: dict[str, Any] = json.loads(proc.stdout)
+    return data
+
+
+def check_targets(label: str, summary: dict[str, float | None]) -> int:
     failed = 0
     for key, (op, limit) in TARGETS.items():
         value = summary[key]
         ok = value is not None and (value >= limit if op == ">=" else value <= limit)
         failed += not ok
-        print(f"{key}: {value:.2f} (target {op} {limit}) {'met' if ok else 'MISSED'}")
-    print(f"results in {RESULTS}")
-    return 1 if failed else 0
+        print(f"{label} {key}: {value:.2f} (target {op} {limit}) {'met' if ok else 'MISSED'}")
+    return failed
+
+
+def main() -> int:
+    first = run(FIRST)
+    if first is None:
+        return 1
+    failed = check_targets("run 1", first["summary"])
+    second = run(SECOND, "--against", str(FIRST / "report.json"))
+    if second is None:
+        return 1
+    failed += check_targets("run 2", second["summary"])
+    rep = second["reproduction"]
+    outside = [c for c in rep["checks"] if not c["within"]]
+    for c in outside:
+        print(f"run 2 {c['variant']} {c['metric']}: {c['median']:.3f} outside run 1's "
+              f"{c['earlier_low']:.3f}-{c['earlier_high']:.3f}")
+    print(f"reproduction: {len(rep['checks']) - len(outside)}/{len(rep['checks'])} medians inside run 1's range")
+    print(f"results in {FIRST} and {SECOND}")
+    return 1 if failed or outside else 0
 
 
 if __name__ == "__main__":
