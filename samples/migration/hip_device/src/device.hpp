@@ -1,5 +1,5 @@
 // Device vocabulary from clang builtins only (no HIP headers, no device libraries),
-// so the kernels compile for every gfx* target and for amdgcnspirv.
+// so the same kernels compile for any GPU target clang supports, with no ROCm install.
 #pragma once
 
 #define HIPDEV_KERNEL __attribute__((global))
