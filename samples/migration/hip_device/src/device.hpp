@@ -1,0 +1,21 @@
+// Device vocabulary from clang builtins only (no HIP headers, no device libraries),
+// so the same kernels compile for any GPU target clang supports, with no ROCm install.
+#pragma once
+
+#define HIPDEV_KERNEL __attribute__((global))
+#define HIPDEV_DEVICE __attribute__((device))
+
+struct dim3 {
+  unsigned x, y, z;
+};
+extern "C" int hipLaunchKernel(const void* function, dim3 grid, dim3 block, void** args,
+                               unsigned long shared_bytes, void* stream);
+
+namespace hipdev {
+
+HIPDEV_DEVICE inline unsigned global_x() {
+  return __builtin_amdgcn_workgroup_id_x() * __builtin_amdgcn_workgroup_size_x() +
+         __builtin_amdgcn_workitem_id_x();
+}
+
+}  // namespace hipdev
