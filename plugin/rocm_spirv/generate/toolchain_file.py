@@ -64,7 +64,7 @@ def hip_spirv_flags(flags: list[str]) -> list[str]:
     # runtime links at JIT time); the host keeps whatever the project chose.
     out: list[str] = []
     for f in flags:
-        out += ["-Xarch_device", f] if f.startswith("-fvisibility") else [f]
+        out += ["-Xarch_amdgcnspirv", f] if f.startswith("-fvisibility") else [f]
     return out
 
 

@@ -212,6 +212,25 @@ WRAPPER = """#!/bin/sh
 # -B makes it find the stand-in llvm-link/lld and the offload bundler beside this file.
 # -nogpulib: this prefix has no ROCm device libraries; SPIR-V needs none at
 # compile time (the runtime JIT links them), and builtin-only gfx code neither.
+#
+# --offload-arch=amdgcnspirv works on its own, as with ROCm's clang: this clang
+# has no llvm-spirv translator, so a compile that asks for amdgcnspirv without
+# choosing a path gets the in-tree SPIR-V backend, with default visibility for
+# the SPIR-V device code only (calls into device libraries the runtime's JIT
+# links must stay legal). Build steps outside CMake's HIP flags (try_compile
+# probes, FindHIP's custom commands) then need no extra flags either.
+spirv=0 chosen=0 compile=0
+for a in "$@"; do
+  case "$a" in
+    --offload-arch=*amdgcnspirv*|--cuda-gpu-arch=amdgcnspirv|amdgcnspirv) spirv=1 ;;
+    -use-spirv-backend|-no-use-spirv-backend) chosen=1 ;;
+    -c|-S|-E|-emit-llvm) compile=1 ;;
+  esac
+done
+if [ $spirv -eq 1 ] && [ $chosen -eq 0 ]; then
+  set -- "$@" -use-spirv-backend
+  [ $compile -eq 1 ] && set -- "$@" -Xarch_amdgcnspirv -fvisibility=default
+fi
 exec "{zig}" clang --driver-mode={mode} --target=x86_64-linux-gnu -resource-dir "{resource}" \\
   -B"{bindir}" -nogpulib --hip-path="{prefix}"{hip} "$@"
 """
