@@ -68,7 +68,7 @@ SAMPLE_LIST = [
     }, bundles={"CMakeFiles/tp_module.dir/module/kernels.hip.o": gfx("gfx90a", "gfx1100")}),
     Sample("findhip", {
         "libfh_kernels.so": gfx("gfx1030", "gfx90a"),
-        "fh_app": gfx("gfx1030", "gfx90a", "gfx942"),  # HIPCC_OPTIONS --offload-arch=gfx942
+        "fh_app": gfx("gfx1030", "gfx90a"),
     }),
     Sample("unredirectable", {
         "libunr.so": gfx("gfx1100", "gfx90a"),
