@@ -28,6 +28,25 @@ def defines(path: Path, symbol: str) -> bool:
         return any(s.name == symbol and s["st_shndx"] != "SHN_UNDEF" for s in dynsym.iter_symbols())
 
 
+# 1. Interfaces that carry arch flags only through the interfaces they link.
+
+def test_transitive_interface_flags_are_shadowed(toolchain: Path, tmp_path: Path) -> None:
+    out = configure(CM / "transitive", tmp_path, toolchain)
+    assert "compiles no GPU code" not in out.stderr
+    build(tmp_path)
+    assert entries(toolchain, tmp_path / "libmylib.so") == SPIRV
+    assert entries(toolchain, tmp_path / "libcyclic.so") == SPIRV
+    # Other users of the same interfaces keep the per-arch list.
+    assert entries(toolchain, tmp_path / "libother.so") == native("gfx90a", "gfx942")
+
+
+def test_transitive_interface_archs_feed_native_mode(toolchain: Path, tmp_path: Path) -> None:
+    out = configure(CM / "transitive", tmp_path, toolchain, "ROCM_SPIRV_OFFLOAD=native")
+    assert "compiles no GPU code" not in out.stderr
+    build(tmp_path)
+    assert entries(toolchain, tmp_path / "libmylib.so") == native("gfx90a", "gfx942")
+
+
 # 3. Arch flags inside list-valued generator expressions.
 
 def test_list_valued_genex_builds_spirv_only(toolchain: Path, tmp_path: Path) -> None:
