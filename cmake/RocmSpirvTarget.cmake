@@ -188,11 +188,13 @@ function(_rocm_spirv_reach tgt visited out_flagged out_archs out_visited)
   set(${out_visited} "${visited}" PARENT_SCOPE)
 endfunction()
 
-# A copy of an interface target with its arch flags dropped (empty
-# replacements) or replaced, so retargeting one target leaves every other user
-# of a shared, often imported, interface alone. The targets it links are copied
-# in turn where they bring arch flags. Copies are made once per target and
-# replacement; a cycle finds its own copy.
+# A copy of a linked target's usage requirements with its arch flags dropped
+# (empty replacements) or replaced, so retargeting one target leaves every other
+# user of a shared, often imported, interface alone. The targets it links are
+# copied in turn where they bring arch flags. A library with a file of its own
+# (STATIC, SHARED, imported) is linked from the copy through $<LINK_ONLY:…>:
+# its file and link dependencies stay, its compile options do not come along.
+# Copies are made once per target and replacement; a cycle finds its own copy.
 function(_rocm_spirv_shadow tgt compile_repl link_repl out_name)
   string(MAKE_C_IDENTIFIER "${tgt}" id)
   if(compile_repl STREQUAL "" AND link_repl STREQUAL "")
@@ -206,6 +208,7 @@ function(_rocm_spirv_shadow tgt compile_repl link_repl out_name)
   if(TARGET "${shadow}")
     return()
   endif()
+  get_target_property(type "${tgt}" TYPE)
   get_target_property(imported "${tgt}" IMPORTED)
   if(imported)
     # Imported like the original: its include directories stay SYSTEM.
@@ -234,12 +237,18 @@ function(_rocm_spirv_shadow tgt compile_repl link_repl out_name)
     endif()
   endforeach()
   set(links "")
+  if(NOT type STREQUAL "INTERFACE_LIBRARY")
+    list(APPEND links "$<LINK_ONLY:${tgt}>")
+  endif()
   get_target_property(libs "${tgt}" INTERFACE_LINK_LIBRARIES)
   if(NOT libs)
     set(libs "")
   endif()
   foreach(lib IN LISTS libs)
     _rocm_spirv_link_item("${lib}" prefix name suffix link_only)
+    if(link_only AND NOT type STREQUAL "INTERFACE_LIBRARY")
+      continue()  # linked through $<LINK_ONLY:tgt> already
+    endif()
     if(NOT link_only AND TARGET "${name}")
       _rocm_spirv_reach("${name}" "" flagged found visited)
       if(flagged)
@@ -297,8 +306,8 @@ function(_rocm_spirv_retarget t mode archs_override out)
       set(cxx_as_hip TRUE)
     endif()
   endforeach()
-  # Linked interface targets (hip::device style) that bring arch flags,
-  # themselves or through what they link.
+  # Linked targets (hip::device style interfaces, libraries with PUBLIC arch
+  # flags) that bring arch flags, themselves or through what they link.
   set(flagged_libs "")
   foreach(p LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
     get_target_property(libs "${t}" ${p})
@@ -323,6 +332,8 @@ function(_rocm_spirv_retarget t mode archs_override out)
     set(${out} FALSE PARENT_SCOPE)
     return()
   endif()
+  # A dependency retargeted before this target already names amdgcnspirv.
+  list(REMOVE_ITEM found_archs amdgcnspirv)
   list(REMOVE_DUPLICATES found_archs)
 
   if(archs_override)
@@ -366,10 +377,23 @@ function(_rocm_spirv_retarget t mode archs_override out)
   foreach(a IN LISTS offload)
     list(APPEND cxx_flags "--offload-arch=${a}")
   endforeach()
-  # The target's own flags go away (it gets cxx_flags below).
+  # The target's own flags go away (it gets cxx_flags below). What it hands on
+  # to its users is retargeted the same way, in place: a user that inherits
+  # -x hip with the arch list (a PUBLIC option, a PUBLIC hip::device) would
+  # otherwise compile for clang's default GPU, retargeted or not.
+  list(JOIN cxx_flags "|" link_repl)
+  set(compile_repl ${cxx_flags} ${extra})
+  list(JOIN compile_repl "|" compile_repl)
   foreach(p IN LISTS flagged_props)
+    if(p STREQUAL "INTERFACE_COMPILE_OPTIONS")
+      set(r "${compile_repl}")
+    elseif(p STREQUAL "INTERFACE_LINK_OPTIONS")
+      set(r "${link_repl}")
+    else()
+      set(r "")
+    endif()
     get_target_property(v "${t}" ${p})
-    _rocm_spirv_strip(clean archs "" ${v})
+    _rocm_spirv_strip(clean archs "${r}" ${v})
     set_property(TARGET "${t}" PROPERTY ${p} "${clean}")
   endforeach()
   foreach(p LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
@@ -381,7 +405,18 @@ function(_rocm_spirv_retarget t mode archs_override out)
     foreach(lib IN LISTS libs)
       _rocm_spirv_link_item("${lib}" prefix name suffix link_only)
       if(NOT link_only AND name IN_LIST flagged_libs)
-        _rocm_spirv_shadow("${name}" "" "" shadow)
+        get_target_property(lib_type "${name}" TYPE)
+        if(p STREQUAL "LINK_LIBRARIES" AND lib_type STREQUAL "OBJECT_LIBRARY")
+          # Its objects come only with a direct link, which a copy cannot give;
+          # retargeted too, its interface hands on the retargeted flags.
+          list(APPEND new_libs "${lib}")
+          continue()
+        endif()
+        if(p STREQUAL "LINK_LIBRARIES")
+          _rocm_spirv_shadow("${name}" "" "" shadow)
+        else()
+          _rocm_spirv_shadow("${name}" "${compile_repl}" "${link_repl}" shadow)
+        endif()
         set(lib "${prefix}${shadow}${suffix}")
       endif()
       list(APPEND new_libs "${lib}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from bundles import device_entries
 from conftest import SAMPLES
 from elftools.elf.elffile import ELFFile
@@ -45,6 +46,38 @@ def test_transitive_interface_archs_feed_native_mode(toolchain: Path, tmp_path: 
     assert "compiles no GPU code" not in out.stderr
     build(tmp_path)
     assert entries(toolchain, tmp_path / "libmylib.so") == native("gfx90a", "gfx942")
+
+
+# 2. A static library whose PUBLIC options carry the arch to its consumers.
+
+@pytest.mark.parametrize("how", ["directory", "library"])
+def test_static_library_and_consumers_are_spirv_only(how: str, toolchain: Path, tmp_path: Path) -> None:
+    configure(CM / "static_lib", tmp_path, toolchain, f"ROCM_SPIRV_SAMPLE_RETARGET={how}")
+    build(tmp_path)
+    assert entries(toolchain, tmp_path / "libsaxpy_static.a") == SPIRV
+    for consumer in ("libapp.so", "libbyfile.so"):
+        assert entries(toolchain, tmp_path / consumer) == SPIRV, consumer
+        assert defines(tmp_path / consumer, "lib_marker"), consumer
+
+
+def test_retargeted_consumer_still_links_the_static_library(toolchain: Path, tmp_path: Path) -> None:
+    # Only app is retargeted: its own kernel is SPIR-V, the archive stays gfx90a,
+    # and the archive is still linked (not swapped for a copy of its interface).
+    configure(CM / "static_lib", tmp_path, toolchain, "ROCM_SPIRV_SAMPLE_RETARGET=consumer")
+    build(tmp_path)
+    assert entries(toolchain, tmp_path / "libsaxpy_static.a") == native("gfx90a")
+    assert entries(toolchain, tmp_path / "libapp.so") == sorted(SPIRV + native("gfx90a"))
+    assert defines(tmp_path / "libapp.so", "lib_marker")
+
+
+def test_imported_static_library_consumer(toolchain: Path, tmp_path: Path) -> None:
+    configure(CM / "static_lib", tmp_path / "lib", toolchain)
+    build(tmp_path / "lib")
+    archive = tmp_path / "lib" / "libsaxpy_static.a"
+    configure(CM / "imported_static", tmp_path / "app", toolchain, f"SAXPY_ARCHIVE={archive}")
+    build(tmp_path / "app")
+    assert entries(toolchain, tmp_path / "app" / "libapp.so") == SPIRV
+    assert defines(tmp_path / "app" / "libapp.so", "lib_marker")
 
 
 # 3. Arch flags inside list-valued generator expressions.
