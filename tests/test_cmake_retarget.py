@@ -96,3 +96,20 @@ def test_list_valued_genex_archs_feed_native_mode(toolchain: Path, tmp_path: Pat
     build(tmp_path)
     assert entries(toolchain, tmp_path / "libmylib.so") == native("gfx90a", "gfx942", "gfx1100")
     assert entries(toolchain, tmp_path / "libonly_archs.so") == native("gfx90a", "gfx942")
+
+
+# 4. rocm_spirv_verify() checks each target against the mode it ends up with.
+
+def test_verify_follows_the_target_offload_mode(toolchain: Path, tmp_path: Path) -> None:
+    configure(CM / "verify_modes", tmp_path, toolchain, "ROCM_SPIRV_OFFLOAD=spirv")
+    out = build(tmp_path).stdout
+    assert "verifying nat" in out and "verifying spv" in out
+    assert entries(toolchain, tmp_path / "libnat.so") == native("gfx90a", "gfx942")
+    assert entries(toolchain, tmp_path / "libspv.so") == SPIRV
+
+
+def test_verify_fails_when_a_native_target_misses_an_arch(toolchain: Path, tmp_path: Path) -> None:
+    configure(CM / "verify_modes", tmp_path, toolchain, "ROCM_SPIRV_SAMPLE_BREAK=ON")
+    out = build(tmp_path, check=False)
+    assert out.returncode != 0
+    assert "no native code object for gfx942" in out.stdout + out.stderr
