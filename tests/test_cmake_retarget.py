@@ -3,11 +3,16 @@ list-valued generator expressions, verify against per-target modes, the probe's 
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from bundles import device_entries
-from conftest import SAMPLES
+from cmakebuild import tool
+from conftest import REPO, SAMPLES
 from elftools.elf.elffile import ELFFile
 from test_cmake_package import SPIRV, build, configure
 
@@ -113,3 +118,47 @@ def test_verify_fails_when_a_native_target_misses_an_arch(toolchain: Path, tmp_p
     out = build(tmp_path, check=False)
     assert out.returncode != 0
     assert "no native code object for gfx942" in out.stdout + out.stderr
+
+
+# 5. The probe tries the llvm-spirv translator only when there is one.
+
+PROBE_COMPILE = re.compile(r"RocmSpirvProbe\.cmake\(\d+\):\s*execute_process\(", re.MULTILINE)
+
+
+def configure_traced(build_dir: Path, prefix: Path, path_env: str) -> subprocess.CompletedProcess[str]:
+    cmd = [tool("cmake"), "-S", str(CM / "hip_language"), "-B", str(build_dir), "-G", "Ninja",
+           f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}", f"-DCMAKE_CXX_COMPILER={prefix / 'bin' / 'clang++'}",
+           f"-DCMAKE_HIP_COMPILER={prefix / 'bin' / 'clang++'}", f"-DRocmSpirv_DIR={REPO / 'cmake'}",
+           f"-DROCM_SPIRV_PYTHON={sys.executable}", "--trace-expand", "--trace-source=RocmSpirvProbe.cmake"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env={**os.environ, "PATH": path_env})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
+def path_without_translator() -> str:
+    dirs = os.environ.get("PATH", "").split(os.pathsep)
+    return os.pathsep.join(d for d in dirs if d and not any(Path(d).glob("llvm-spirv*")))
+
+
+def test_probe_skips_an_absent_translator(toolchain: Path, tmp_path: Path) -> None:
+    if list((toolchain / "bin").glob("llvm-spirv*")):
+        pytest.skip("the toolchain ships llvm-spirv")
+    path = path_without_translator()
+    first = configure_traced(tmp_path, toolchain, path)
+    assert len(PROBE_COMPILE.findall(first.stderr)) == 1
+    assert "in-tree SPIR-V backend" in first.stdout and "emits amdgcnspirv" in first.stdout
+    again = configure_traced(tmp_path, toolchain, path)
+    assert not PROBE_COMPILE.findall(again.stderr) and "emits amdgcnspirv" not in again.stdout
+    cache = (tmp_path / "CMakeCache.txt").read_text()
+    assert "ROCM_SPIRV_SPIRV_FLAGS:INTERNAL=-use-spirv-backend;-fvisibility=default" in cache
+
+
+def test_probe_tries_a_translator_on_path_first(toolchain: Path, tmp_path: Path) -> None:
+    # A translator that exists but fails: tried first, then the in-tree backend.
+    fake = tmp_path / "bin" / "llvm-spirv"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'llvm-spirv: refusing in this test' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    out = configure_traced(tmp_path / "b", toolchain, f"{fake.parent}{os.pathsep}{path_without_translator()}")
+    assert len(PROBE_COMPILE.findall(out.stderr)) == 2
+    assert "in-tree SPIR-V backend" in out.stdout and str(fake) in out.stdout
