@@ -12,6 +12,18 @@ function(_rocm_spirv_compiler out)
   endif()
 endfunction()
 
+# The major version of that compiler, or "" when CMake did not identify it.
+function(_rocm_spirv_compiler_version out)
+  get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("HIP" IN_LIST langs AND CMAKE_HIP_COMPILER)
+    set(v "${CMAKE_HIP_COMPILER_VERSION}")
+  else()
+    set(v "${CMAKE_CXX_COMPILER_VERSION}")
+  endif()
+  string(REGEX MATCH "^[0-9]+" major "${v}")
+  set(${out} "${major}" PARENT_SCOPE)
+endfunction()
+
 # Sets ROCM_SPIRV_SPIRV_FLAGS (cache, internal) to what the compiler needs beyond
 # --offload-arch=amdgcnspirv. Reconfiguring with the same compiler costs nothing.
 function(_rocm_spirv_probe)
@@ -27,13 +39,34 @@ function(_rocm_spirv_probe)
   # The external llvm-spirv translator path first (ROCm's production path),
   # then clang's in-tree backend; -fvisibility=default keeps calls to
   # device-library functions that the runtime JIT links later legal there.
+  # clang runs llvm-spirv-<major> or llvm-spirv from its own directory or PATH;
+  # when there is none the translator path cannot work, and trying it would
+  # cost a failed compile on every first configure.
+  _rocm_spirv_compiler_version(major)
+  set(names llvm-spirv)
+  if(major)
+    list(PREPEND names "llvm-spirv-${major}")
+  endif()
+  get_filename_component(cxx_dir "${cxx}" DIRECTORY)
+  get_filename_component(cxx_real "${cxx}" REALPATH)
+  get_filename_component(cxx_real_dir "${cxx_real}" DIRECTORY)
+  # A set variable would skip the search: the name is ours and cleared first.
+  unset(_rocm_spirv_translator)
+  find_program(_rocm_spirv_translator NAMES ${names} HINTS "${cxx_dir}" "${cxx_real_dir}" PATHS ENV PATH
+    NO_DEFAULT_PATH NO_CACHE)
+  set(translator "${_rocm_spirv_translator}")
+  set(candidates "-use-spirv-backend|-fvisibility=default")
+  if(translator)
+    list(PREPEND candidates "none")
+  endif()
   set(found "")
   set(chosen "")
   file(REMOVE "${dir}/probe.out")
   set(log "")
+  set(translator_error "")
   # A foreach variable is restored after the loop, and list items cannot hold
   # lists, so candidates are spelled with | and the winner copied out.
-  foreach(candidate IN ITEMS "none" "-use-spirv-backend|-fvisibility=default")
+  foreach(candidate IN LISTS candidates)
     string(REPLACE "|" ";" flags "${candidate}")
     list(REMOVE_ITEM flags none)
     execute_process(
@@ -44,6 +77,9 @@ function(_rocm_spirv_probe)
       set(found TRUE)
       set(chosen "${flags}")
       break()
+    endif()
+    if(candidate STREQUAL "none")
+      string(REGEX MATCH "[^\n]*error[^\n]*" translator_error "${e}")
     endif()
     string(APPEND log "${e}")
   endforeach()
@@ -58,5 +94,12 @@ function(_rocm_spirv_probe)
   set(ROCM_SPIRV_SPIRV_FLAGS "${flags}" CACHE INTERNAL "flags the compiler needs for amdgcnspirv")
   set(_ROCM_SPIRV_PROBED "${cxx}" CACHE INTERNAL "compiler ROCM_SPIRV_SPIRV_FLAGS was probed for")
   string(REPLACE ";" " " shown "${flags}")
-  message(STATUS "RocmSpirv: ${cxx} emits amdgcnspirv ${shown}")
+  if(NOT flags)
+    set(how "through the llvm-spirv translator (${translator})")
+  elseif(translator)
+    set(how "with the in-tree SPIR-V backend (${shown}); ${translator} failed: ${translator_error}")
+  else()
+    set(how "with the in-tree SPIR-V backend (${shown}); no llvm-spirv beside it or on PATH")
+  endif()
+  message(STATUS "RocmSpirv: ${cxx} emits amdgcnspirv ${how}")
 endfunction()

@@ -1,0 +1,2 @@
+#include "../common/saxpy.hip"
+extern "C" int lib_marker() { return 1; }
