@@ -105,3 +105,23 @@ def test_bad_input_is_one_line_exit_2(args: list[str], needle: str, tmp_path: Pa
     assert out.returncode == 2
     assert needle in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_provisioned_clang_accepts_amdgcnspirv_alone(toolchain: Path, tmp_path: Path) -> None:
+    """As ROCm's clang does: no -use-spirv-backend needed, visibility default for SPIR-V device code only."""
+    src = SAMPLES / "cmake" / "common" / "saxpy.hip"
+    clang = str(toolchain / "bin" / "clang++")
+    # A PATH without any llvm-spirv: the wrapper picks the in-tree backend.
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    out = tmp_path / "s.o"
+    base = [clang, "-x", "hip", "-nogpuinc", "--offload-arch=amdgcnspirv", "--offload-arch=gfx942",
+            "-fvisibility=hidden", "-c", str(src), "-o", str(out)]
+    subprocess.run(base, check=True, env=env, capture_output=True)
+    assert device_entries(toolchain / "bin" / "clang-offload-bundler", out) == [
+        "hipv4-amdgcn-amd-amdhsa--gfx942", "hipv4-spirv64-amd-amdhsa--amdgcnspirv"]
+    plan = subprocess.run([*base, "-###"], check=True, env=env, capture_output=True, text=True).stderr
+    jobs = [ln for ln in plan.splitlines() if '"-cc1"' in ln]
+    spirv = [j for j in jobs if '"spirv64-amd-amdhsa"' in j]
+    others = [j for j in jobs if '"spirv64-amd-amdhsa"' not in j]
+    assert spirv and all('"-fvisibility=default"' in j for j in spirv)
+    assert others and all('"-fvisibility=default"' not in j for j in others)

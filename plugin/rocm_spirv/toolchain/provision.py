@@ -213,8 +213,8 @@ WRAPPER = """#!/bin/sh
 # -nogpulib: this prefix has no ROCm device libraries; SPIR-V needs none at
 # compile time (the runtime JIT links them), and builtin-only gfx code neither.
 #
-# --offload-arch=amdgcnspirv works on its own, as with ROCm's clang: this clang
-# has no llvm-spirv translator, so a compile that asks for amdgcnspirv without
+# --offload-arch=amdgcnspirv works on its own, as with ROCm's clang: when no
+# llvm-spirv translator is there, a compile that asks for amdgcnspirv without
 # choosing a path gets the in-tree SPIR-V backend, with default visibility for
 # the SPIR-V device code only (calls into device libraries the runtime's JIT
 # links must stay legal). Build steps outside CMake's HIP flags (try_compile
@@ -227,7 +227,9 @@ for a in "$@"; do
     -c|-S|-E|-emit-llvm) compile=1 ;;
   esac
 done
-if [ $spirv -eq 1 ] && [ $chosen -eq 0 ]; then
+# A translator that clang would find (beside this file or on PATH) keeps its turn.
+if [ $spirv -eq 1 ] && [ $chosen -eq 0 ] && [ ! -x "{bindir}/llvm-spirv" ] \\
+   && ! command -v llvm-spirv >/dev/null 2>&1; then
   set -- "$@" -use-spirv-backend
   [ $compile -eq 1 ] && set -- "$@" -Xarch_amdgcnspirv -fvisibility=default
 fi
