@@ -7,8 +7,11 @@ include_guard(GLOBAL)
 
 set(ROCM_SPIRV_SCAN ON CACHE BOOL "Warn at configure time about per-arch CMake code retargeting cannot reach")
 
-# The rules (rocm-spirv migrate ids) whose findings a retargeting hook cannot fix.
-set(_ROCM_SPIRV_UNREACHABLE_RULES RSM106 RSM107 RSM108 RSM109 RSM110)
+# The rules (rocm-spirv migrate ids) whose findings a retargeting hook cannot fix
+# (rocm_spirv.migrate.findings.UNREACHABLE). Only their `build-file` findings are
+# reported: a toolchain-redirectable one (FindHIP's hip_add_* reading
+# HCC_AMDGPU_TARGET, which the generated toolchain file forces) is not.
+set(_ROCM_SPIRV_UNREACHABLE_RULES RSM106 RSM107 RSM108 RSM109 RSM110 RSM114 RSM115)
 
 function(_rocm_spirv_scan_project dir)
   if(NOT ROCM_SPIRV_SCAN)
@@ -39,7 +42,7 @@ function(_rocm_spirv_scan_project dir)
     if(redirect STREQUAL "source" AND NOT handled)
       math(EXPR sources "${sources} + 1")
     endif()
-    if(handled OR NOT rule IN_LIST _ROCM_SPIRV_UNREACHABLE_RULES)
+    if(handled OR NOT rule IN_LIST _ROCM_SPIRV_UNREACHABLE_RULES OR NOT redirect STREQUAL "build-file")
       continue()
     endif()
     string(JSON path GET "${out}" findings ${i} path)

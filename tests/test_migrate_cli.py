@@ -158,8 +158,9 @@ def test_apply_keeps_crlf_line_endings(tmp_path: Path, capsys: pytest.CaptureFix
     (tmp_path / "CMakeLists.txt").write_bytes(src)
     assert main(["migrate", str(tmp_path), "--apply"]) == 0
     out = (tmp_path / "CMakeLists.txt").read_bytes()
-    assert out.count(b"\n") == out.count(b"\r\n") == 7
-    assert b'STREQUAL "spirv")' in out and b"set(GPU_TARGETS gfx90a)  # keep\r\nendif()\r\n" in out
+    assert out.count(b"\n") == out.count(b"\r\n") == 9
+    assert b'STREQUAL "spirv")' in out and b"set(GPU_TARGETS gfx90a)  # keep\r\nelse()" in out
+    assert b"\r\n  set(GPU_TARGETS amdgcnspirv)\r\nendif()\r\n" in out
     assert out.endswith(b"add_library(k k.hip)\r\nrocm_spirv_target(k)")
     capsys.readouterr()
     assert main(["migrate", str(tmp_path), "--diff"]) == 0

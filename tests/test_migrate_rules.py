@@ -86,7 +86,7 @@ def test_findhip() -> None:
     lines = by_line(cmake("findhip/CMakeLists.txt"))
     assert lines[5] == {"findhip"}
     assert lines[6] == {"env-arch-list"}
-    assert lines[7] == {"findhip", "legacy-target-flag"}
+    assert lines[7] == {"findhip-arch-option", "legacy-target-flag"}  # -amdgpu-target= in HIPCC_OPTIONS
 
 
 def test_already_migrated_lines_are_handled() -> None:
@@ -155,3 +155,152 @@ def test_stripper_preserves_length_and_newlines(text: str) -> None:
     out = strip(text)
     assert len(out) == len(text)
     assert [i for i, c in enumerate(out) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
+
+
+# -- constructs of samples/migration, in small real-shaped files -------------------------------
+
+def run(src: str) -> tuple[list[Finding], str]:
+    """Findings of a top-level CMakeLists.txt and the text --apply makes of it (edits of this file only)."""
+    from rocm_spirv.migrate.apply import apply_edits
+
+    report, _ = cmake_rules.analyze("CMakeLists.txt", src, Context(top_level=True))
+    assert not report.error
+    return report.findings, apply_edits(src, report.edits)
+
+
+def rules_at(findings: list[Finding], line: int) -> set[str]:
+    return {f.rule.id for f in findings if f.line == line}
+
+
+HIP_DEVICE = """cmake_minimum_required(VERSION 3.16)
+project(p LANGUAGES CXX)
+find_package(hip REQUIRED CONFIG PATHS /opt/rocm)
+add_library(k SHARED k.cpp)
+target_link_libraries(k PRIVATE hip::device)
+add_executable(host_tool tool.cpp)
+"""
+
+
+def test_find_package_hip_and_targets_made_hip_by_hip_device() -> None:
+    found, new = run(HIP_DEVICE)
+    (pkg,) = [f for f in found if f.line == 3]
+    assert pkg.rule.id == "RSM103" and pkg.redirect is Redirect.TOOLCHAIN and "hip::device" in pkg.message
+    (tgt,) = [f for f in found if f.rule.id == "RSM120"]
+    assert tgt.line == 5 and "links hip::device" in tgt.message and not tgt.handled  # the line that makes it HIP
+    assert "add_library(k SHARED k.cpp)\nrocm_spirv_target(k)\n" in new and "rocm_spirv_target(host_tool)" not in new
+    again, newer = run(new)
+    assert newer == new and all(f.handled for f in again if f.rule.id in ("RSM103", "RSM120"))
+
+
+def test_loop_that_only_appends_offload_arch_flags() -> None:
+    src = ("project(p)\nforeach(GPU_TARGET ${GPU_TARGETS})\n"
+           "  set_property(TARGET hip::device APPEND PROPERTY INTERFACE_COMPILE_OPTIONS\n"
+           '    "$<$<COMPILE_LANGUAGE:CXX>:SHELL:--offload-arch=${GPU_TARGET}>")\n'
+           '  target_link_options(k INTERFACE "$<$<LINK_LANGUAGE:CXX>:--offload-arch=${GPU_TARGET}>")\n'
+           "endforeach()\n")
+    found, _ = run(src)
+    assert rules_at(found, 2) == {"RSM103"} and rules_at(found, 3) == {"RSM103"} and rules_at(found, 5) == {"RSM103"}
+    assert not any(f.rule.id == "RSM107" for f in found)  # no per-arch sources or commands: not unreachable
+    assert all(f.redirect is Redirect.TOOLCHAIN for f in found)
+
+
+def test_per_target_probe_compile_in_a_filter_loop() -> None:
+    src = ("project(p LANGUAGES CXX HIP)\nforeach(_arch IN LISTS GPU_TARGETS)\n"
+           "  execute_process(COMMAND ${CMAKE_HIP_COMPILER} -x hip --cuda-device-only\n"
+           '                          --offload-arch=${_arch} -c "${_probe}" RESULT_VARIABLE _rc)\nendforeach()\n')
+    found, _ = run(src)
+    assert rules_at(found, 2) == {"RSM107"} and rules_at(found, 3) == {"RSM103"}
+
+
+def test_targets_made_hip_by_options_and_other_flag_spellings() -> None:
+    src = ("cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\n"
+           "add_library(rawk_tuned SHARED src/dot.cpp)\n"
+           "target_compile_options(rawk_tuned PRIVATE -x hip -nogpuinc --cuda-gpu-arch=gfx942\n"
+           '  "SHELL:-mllvm -amdgpu-early-inline-all=true" "SHELL:-mllvm -amdgpu-function-calls=false")\n')
+    found, new = run(src)
+    assert rules_at(found, 3) == {"RSM120"} and rules_at(found, 4) == {"RSM103", "RSM105"}
+    assert "--cuda-gpu-arch=gfx942" in next(f.message for f in found if f.rule.id == "RSM103")
+    assert "add_library(rawk_tuned SHARED src/dot.cpp)\nrocm_spirv_target(rawk_tuned)\n" in new
+    again, _ = run(new)  # retargeting strips the option: the flag finding is handled once the target is retargeted
+    assert next(f for f in again if f.rule.id == "RSM103").handled
+
+
+def test_arch_flag_in_cmake_cxx_flags_is_guarded_only_when_alone() -> None:
+    src = ('project(p CXX)\nset(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} --offload-arch=gfx90a")\n'
+           'set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} -O2 --offload-arch=gfx942")\n')
+    found, new = run(src)
+    assert [f.line for f in found if f.rule.id == "RSM103"] == [2, 3]
+    assert "CMAKE_CXX_FLAGS" in found[0].message
+    assert new.count("endif()") == 1 and new.index("STREQUAL") < new.index("gfx90a") < new.index("endif()") \
+        < new.index("-O2")
+
+
+def test_list_get_of_the_target_list() -> None:
+    found, _ = run("project(p)\nlist(GET GPU_TARGETS 0 _first_target)\nlist(LENGTH GPU_TARGETS n)\n")
+    (f,) = found
+    assert f.rule.id == "RSM114" and f.redirect is Redirect.BUILD_FILE and "_first_target" in f.message
+
+
+HOST_ONLY = """cmake_minimum_required(VERSION 3.21)
+project(p LANGUAGES CXX HIP)
+add_library(hipla SHARED src/saxpy.hip)
+add_library(hipla_host STATIC tools/build_info.hip)
+set_target_properties(hipla_host PROPERTIES HIP_ARCHITECTURES FALSE POSITION_INDEPENDENT_CODE ON)
+target_compile_options(hipla_host PRIVATE --cuda-host-only)
+add_library(info STATIC tools/info.hip)
+target_compile_options(info PRIVATE --cuda-host-only)
+"""
+
+
+def test_host_only_targets_are_not_retargeted() -> None:
+    found, new = run(HOST_ONLY)
+    assert not any(f.rule.id == "RSM102" for f in found)  # FALSE is not an arch list
+    host = [f for f in found if f.line in (4, 5, 7)]
+    assert [f.rule.id for f in host] == ["RSM120"] * 3 and all(f.handled for f in host)
+    assert "host-only" in host[0].message and "HIP_ARCHITECTURES FALSE" in host[0].message
+    assert "rocm_spirv_target(hipla)" in new
+    assert "rocm_spirv_target(hipla_host)" not in new and "rocm_spirv_target(info)" not in new
+    assert [f.line for f in found if not f.handled] == [3]
+
+
+def test_hip_architectures_message_names_every_value() -> None:
+    found, _ = run("project(p)\nadd_library(m OBJECT k.hip)\n"
+                   "set_property(TARGET m PROPERTY HIP_ARCHITECTURES gfx90a gfx1100)\n"
+                   'set_target_properties(m PROPERTIES HIP_ARCHITECTURES "gfx90a;gfx942")\n')
+    assert [f.message for f in found if f.rule.id == "RSM102"] == [
+        "HIP_ARCHITECTURES of m set to gfx90a gfx1100", "HIP_ARCHITECTURES of m set to gfx90a gfx942"]
+
+
+def test_findhip_targets_redirectable_unless_options_pin_an_arch() -> None:
+    src = ('cmake_minimum_required(VERSION 3.5)\nproject(p CXX)\n'
+           'set(HCC_AMDGPU_TARGET "gfx90a;gfx1030" CACHE STRING "AMD GPU targets")\n'
+           "find_package(HIP MODULE REQUIRED)\nhip_add_library(k SHARED k.hip)\n"
+           "hip_add_executable(app main.cpp s.hip HIPCC_OPTIONS -O3)\n"
+           "hip_add_executable(mi300 m.hip HIPCC_OPTIONS -O3 --offload-arch=gfx942)\n"
+           'hip_add_library(k2 k2.hip CLANG_OPTIONS "--amdgpu-target=gfx906")\n')
+    found, new = run(src)
+    got = {f.line: (f.rule.id, f.redirect) for f in found if f.rule.id in ("RSM110", "RSM115")}
+    assert got == {3: ("RSM110", Redirect.TOOLCHAIN_FORCE), 5: ("RSM110", Redirect.TOOLCHAIN_FORCE),
+                   6: ("RSM110", Redirect.TOOLCHAIN_FORCE), 7: ("RSM115", Redirect.BUILD_FILE),
+                   8: ("RSM115", Redirect.BUILD_FILE)}
+    assert '"AMD GPU targets")\nelse()' in new and "  set(HCC_AMDGPU_TARGET amdgcnspirv)\nendif()\n" in new
+
+
+def test_arch_list_guard_sets_amdgcnspirv_under_spirv() -> None:
+    _, new = run("cmake_minimum_required(VERSION 3.16)\nproject(p)\n"
+                 '  set(AMDGPU_TARGETS "gfx908;gfx90a" CACHE STRING "targets")\n')
+    assert new.endswith('  if(NOT ROCM_SPIRV_OFFLOAD STREQUAL "spirv")  # rocm-spirv migrate: per-arch list, unused '
+                        'under SPIR-V\n  set(AMDGPU_TARGETS "gfx908;gfx90a" CACHE STRING "targets")\n'
+                        "  else()  # rocm-spirv migrate: what a SPIR-V toolchain file sets\n"
+                        "    set(AMDGPU_TARGETS amdgcnspirv)\n  endif()\n")
+
+
+def test_apply_notes_what_needs_a_hand_edit_once() -> None:
+    src = ("project(p LANGUAGES CXX HIP)\nset(OK gfx90a)\nforeach(_t IN LISTS GPU_TARGETS)\n"
+           '  if(NOT _t IN_LIST UNR_SUPPORTED_TARGETS)\n    message(FATAL_ERROR "no")\n  endif()\nendforeach()\n')
+    found, new = run(src)
+    assert rules_at(found, 4) == {"RSM108"}
+    assert "\n  # rocm-spirv migrate: RSM108 arch-allow-list: needs an edit for SPIR-V (rocm-spirv migrate --check)" \
+        "\n  if(NOT _t IN_LIST" in new
+    again, newer = run(new)
+    assert newer == new and not any(f.handled for f in again if f.rule.id == "RSM108")

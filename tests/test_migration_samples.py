@@ -196,26 +196,7 @@ CITE = re.compile(r"^- `([^`]+):(\d+)` — `(.+?)` — ", re.MULTILINE)
 
 # Constructs `rocm-spirv migrate` does not report today (sample, file, line). Pinned exactly, so a
 # new miss fails and a fixed one must be taken off this list.
-KNOWN_MISSES = {
-    # find_package(hip): its hip::device turns GPU_TARGETS into --offload-arch flags.
-    ("hip_device", "CMakeLists.txt", 46),
-    # A foreach over GPU_TARGETS that only appends --offload-arch= to target properties.
-    ("hip_device", "CMakeLists.txt", 61),
-    ("hip_device", "CMakeLists.txt", 63),
-    ("hip_device", "CMakeLists.txt", 65),
-    # Targets that compile .cpp as HIP through hip::device or -x hip are not seen as HIP targets.
-    ("hip_device", "CMakeLists.txt", 70),
-    ("hip_device", "CMakeLists.txt", 75),
-    ("raw_flags", "CMakeLists.txt", 20),
-    ("raw_flags", "CMakeLists.txt", 24),
-    # The --cuda-gpu-arch= spelling, and -mllvm -amdgpu-* written as "SHELL:-mllvm …" groups.
-    ("raw_flags", "CMakeLists.txt", 25),
-    ("raw_flags", "CMakeLists.txt", 26),
-    # list(GET GPU_TARGETS 0 …) naming the default code object.
-    ("unredirectable", "CMakeLists.txt", 56),
-    # A per-target probe compile (--offload-arch=${_arch}) inside the filter loop.
-    ("hip_language", "CMakeLists.txt", 30),
-}
+KNOWN_MISSES: set[tuple[str, str, int]] = set()
 
 
 def cited(sample: str) -> list[tuple[str, int, str]]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rocm_spirv.migrate.cmake_lexer import Arg, CMakeSyntaxError, Command, parse, refs, split_list
-from rocm_spirv.migrate.findings import RULES, Edit, FileReport, Finding, Redirect
+from rocm_spirv.migrate.findings import RULES, UNREACHABLE, Edit, FileReport, Finding, Redirect
 
 TARGET_VARS = frozenset({
     "GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES", "AMDGPU_TARGET",
@@ -18,6 +19,12 @@ ARCH_ITEM = re.compile(r"^(gfx[0-9]{2,4}[a-z]?(:[a-z]+[+-])*|gfx[0-9]+-generic|a
 ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)
 GUARD_VAR = "ROCM_SPIRV_OFFLOAD"
 GUARD_OPEN = f'if(NOT {GUARD_VAR} STREQUAL "spirv")  # rocm-spirv migrate: per-arch list, unused under SPIR-V'
+GUARD_ELSE = "else()  # rocm-spirv migrate: what a SPIR-V toolchain file sets"
+NOTE = "# rocm-spirv migrate: "
+ARCH_FLAG = re.compile(r"^(--offload-arch|--cuda-gpu-arch)=(.+)$")
+FLAGS_VAR = re.compile(r"^CMAKE_(CXX|HIP|C|CUDA)_FLAGS(_[A-Z]+)?$")
+HOST_ONLY_FLAGS = frozenset({"--cuda-host-only", "--offload-host-only"})
+HIP_DEVICE = "hip::device"
 RETARGET_DIRECTORY_MIN = 4  # this many HIP targets in one file: one rocm_spirv_retarget_directory() call
 COMPARISONS = frozenset({"MATCHES", "STREQUAL", "IN_LIST", "STRLESS", "STRGREATER", "VERSION_GREATER",
                          "VERSION_LESS", "VERSION_EQUAL", "VERSION_GREATER_EQUAL", "VERSION_LESS_EQUAL", "EQUAL"})
@@ -54,6 +61,8 @@ class _Block:
     loop_var: str = ""
     over_targets: bool = False
     body: list[str] = field(default_factory=list)
+    arch_flags: bool = False  # the body passes --offload-arch=<entry>
+    flag_targets: set[str] = field(default_factory=set)  # targets those flags are put on
 
 
 @dataclass
@@ -103,6 +112,35 @@ def _words(cmd: Command) -> list[str]:
     return [w for v in cmd.values() for item in split_list(v) for w in item.split()]
 
 
+_GENEX_PREFIX = re.compile(r"^(?:\$<(?:\$<[^<>]*>|[^:<>])*:)+")
+
+
+def _flag(word: str) -> str:
+    """A compiler flag as the compiler sees it: `$<$<COMPILE_LANGUAGE:CXX>:SHELL:-mllvm` is `-mllvm`."""
+    word = _GENEX_PREFIX.sub("", word)
+    word = word[len("SHELL:"):] if word.startswith("SHELL:") else word
+    return word.rstrip(">") if word.startswith("-") else word
+
+
+def _flag_words(cmd: Command) -> list[str]:
+    return [_flag(w) for w in _words(cmd)]
+
+
+def _option_target(cmd: Command) -> str:
+    """The one target whose options or properties cmd sets, if any."""
+    values = cmd.values()
+    if cmd.name in ("target_compile_options", "target_link_options") and values:
+        return values[0]
+    if cmd.name == "set_property" and values[:1] == ["TARGET"] and len(values) > 2 and values[2] in (
+            "APPEND", "APPEND_STRING", "PROPERTY"):
+        return values[1]
+    return ""
+
+
+def _compiles_as_hip(words: list[str]) -> bool:
+    return "-xhip" in words or any(w == "-x" and nxt == "hip" for w, nxt in itertools.pairwise(words))
+
+
 def _snippet(src: str, cmd: Command) -> str:
     text = src[cmd.start : cmd.end]
     first = text.splitlines()[0] if text else ""
@@ -124,6 +162,12 @@ class _Analyzer:
         self.hip_sources: set[str] = set()
         self.target_defs: list[tuple[Command, str, list[str]]] = []
         self.property_targets: dict[str, Command] = {}
+        self.option_targets: dict[str, Command] = {}  # -x hip / arch flags in target_compile_options
+        self.device_links: dict[str, Command] = {}  # target_link_libraries(<t> … hip::device)
+        self.host_only: dict[str, list[str]] = {}  # target -> why it has no device code
+        self.find_hip: Command | None = None
+        self.find_hip_guarded = False
+        self.target_findings: dict[int, set[str]] = {}  # finding index -> targets whose retargeting fixes it
 
     # -- helpers ---------------------------------------------------------------------------
     def guarded(self) -> bool:
@@ -136,15 +180,20 @@ class _Analyzer:
         self.report.findings.append(f)
         return f
 
-    def wrap(self, cmd: Command) -> None:
-        """Put cmd behind `if(NOT ROCM_SPIRV_OFFLOAD STREQUAL "spirv")`, leaving its text untouched."""
+    def wrap(self, cmd: Command, spirv: str = "") -> None:
+        """Put cmd behind `if(NOT ROCM_SPIRV_OFFLOAD STREQUAL "spirv")`, leaving its text untouched.
+
+        spirv, if given, is the command for the else() branch: the value a SPIR-V toolchain file
+        would set, so later readers of the list (filters, hip::device, FindHIP) see amdgcnspirv.
+        """
         begin = _line_begin(self.src, cmd.start)
         prefix = self.src[begin : cmd.start]
         indent = cmd.indent if prefix.strip() == "" else re.match(r"[ \t]*", prefix).group(0)  # type: ignore[union-attr]
         nl = self.facts.newline
         self.report.edits.append(Edit(begin, begin, f"{indent}{GUARD_OPEN}{nl}"))
         end = _line_end(self.src, cmd.end)
-        self.report.edits.append(Edit(end, end, f"{nl}{indent}endif()"))
+        other = f"{nl}{indent}{GUARD_ELSE}{nl}{indent}  {spirv}" if spirv else ""
+        self.report.edits.append(Edit(end, end, f"{other}{nl}{indent}endif()"))
 
     def in_loop_over_targets(self) -> _Block | None:
         for b in reversed(self.stack):
@@ -168,6 +217,7 @@ class _Analyzer:
             self.command(cmd)
         self.hip_target_findings()
         self.report.findings.sort(key=lambda f: (f.line, f.column))
+        self.notes()
         return self.report, self.facts
 
     def command(self, cmd: Command) -> None:
@@ -195,6 +245,18 @@ class _Analyzer:
             self.project_seen = True
         elif name == "find_package" and values[:1] == ["RocmSpirv"]:
             self.facts.has_find_package = True
+        elif name == "find_package" and values[:1] == ["hip"]:
+            self.find_hip = cmd
+            self.find_hip_guarded = self.guarded()
+        elif name == "target_link_libraries" and HIP_DEVICE in values[1:]:
+            self.device_links.setdefault(values[0], cmd)
+        elif name == "target_compile_options" and values:
+            words = _flag_words(cmd)
+            if _compiles_as_hip(words) or any(ARCH_FLAG.match(w) for w in words):
+                self.option_targets.setdefault(values[0], cmd)
+            host = sorted(set(words) & HOST_ONLY_FLAGS)
+            if host:
+                self.host_only.setdefault(values[0], []).extend(host)
         elif name == "rocm_spirv_target":
             self.retargeted.update(v for v in values if v not in ("OFFLOAD", "ARCHS", "spirv", "native", "hybrid")
                                    and not GFX.fullmatch(v))
@@ -206,6 +268,8 @@ class _Analyzer:
             loop.body.append(name)
         if loop is not None and any("-mcpu=" in w for w in _words(cmd)):
             loop.body.append("-mcpu=")
+        if loop is not None and any(ARCH_FLAG.match(w) for w in _flag_words(cmd)):
+            loop.arch_flags = True
 
         if name == "if" or name == "while":
             self.condition(cmd)
@@ -231,9 +295,7 @@ class _Analyzer:
                      "skip it when ROCM_SPIRV_OFFLOAD is spirv, or append amdgcnspirv after the check",
                      Redirect.BUILD_FILE)
         elif name in ("hip_add_library", "hip_add_executable"):
-            self.add("RSM110", cmd, f"{name}({values[0] if values else ''}) compiles through FindHIP/hipcc",
-                     "use enable_language(HIP) with add_library/add_executable, then rocm_spirv_target()",
-                     Redirect.BUILD_FILE)
+            self.hip_add(cmd)
         elif name in ("add_library", "add_executable"):
             self.target_def(cmd)
         elif name == "set_source_files_properties" and "LANGUAGE" in values:
@@ -242,6 +304,26 @@ class _Analyzer:
                 self.hip_sources.update(values[: values.index("PROPERTIES")] if "PROPERTIES" in values else [])
         if name in GENERATOR_COMMANDS or name not in GENERATOR_BUILTINS:
             self.generator(cmd)
+
+    def notes(self) -> None:
+        """A comment line above each command with a finding only a hand edit can fix (once: idempotent)."""
+        lines = self.src.splitlines(keepends=True)
+        starts = [0]
+        for text in lines:
+            starts.append(starts[-1] + len(text))
+        by_line: dict[int, list[str]] = {}
+        for f in self.report.findings:
+            if not f.handled and f.redirect is Redirect.BUILD_FILE and f.rule.id in UNREACHABLE:
+                by_line.setdefault(f.line, [])
+                if f"{f.rule.id} {f.rule.name}" not in by_line[f.line]:
+                    by_line[f.line].append(f"{f.rule.id} {f.rule.name}")
+        for line, rules in by_line.items():
+            if line >= 2 and lines[line - 2].lstrip().startswith(NOTE):
+                continue
+            text = lines[line - 1]
+            indent = text[: len(text) - len(text.lstrip(" \t"))]
+            self.report.edits.append(Edit(starts[line - 1], starts[line - 1], f"{indent}{NOTE}{', '.join(rules)}: "
+                                          f"needs an edit for SPIR-V (rocm-spirv migrate --check){self.facts.newline}"))
 
     # -- blocks ------------------------------------------------------------------------------
     def close(self, kind: str) -> None:
@@ -297,12 +379,21 @@ class _Analyzer:
 
     def loop_finding(self, b: _Block) -> None:
         body = sorted(set(b.body))
+        handled = any(x.guarded for x in self.stack) or b.guarded
+        if not body and b.arch_flags:
+            if b.flag_targets:
+                self.target_findings.setdefault(len(self.report.findings), set()).update(b.flag_targets)
+            self.add("RSM103", b.cmd, f"foreach over the target list adds one --offload-arch= per entry "
+                     f"({b.loop_var}) to options or properties", "rocm_spirv_target() on the targets that get "
+                     "these flags strips them (--apply adds it); a toolchain list of amdgcnspirv makes the loop "
+                     "add --offload-arch=amdgcnspirv", Redirect.TOOLCHAIN, handled=handled)
+            return
         if not body:
             return
         self.add("RSM107", b.cmd, f"foreach over the target list runs {', '.join(body)} per arch",
                  "under SPIR-V generate one variant (skip the loop when ROCM_SPIRV_OFFLOAD is spirv) or keep these "
                  "kernels native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …)", Redirect.BUILD_FILE,
-                 handled=any(x.guarded for x in self.stack) or b.guarded)
+                 handled=handled)
 
     # -- commands ----------------------------------------------------------------------------
     def redirect_for_set(self, var: str, cache: bool, force: bool) -> tuple[Redirect, str]:
@@ -342,9 +433,17 @@ class _Analyzer:
             rest = [v for v in rest if v != "PARENT_SCOPE"]
         items = [i for v in rest for i in split_list(v)]
         gfx_items = [i for i in items if GFX.search(i)]
+        spirv = f"set({var} amdgcnspirv{' PARENT_SCOPE' if 'PARENT_SCOPE' in values else ''})"
         if var == "HCC_AMDGPU_TARGET":
-            self.add("RSM110", cmd, "HCC_AMDGPU_TARGET selects FindHIP's per-arch code objects",
-                     "port to enable_language(HIP) and rocm_spirv_target()", Redirect.BUILD_FILE)
+            if items and all(i.lower() == "amdgcnspirv" for i in items):
+                return
+            redirect, why = self.redirect_for_set(var, cache, force)
+            source = ", ".join(gfx_items[:6]) if gfx_items else " ".join(rest)
+            self.add("RSM110", cmd, f"HCC_AMDGPU_TARGET, FindHIP's per-arch list, set to {source or 'an empty list'} "
+                     f"({why})", "guard it with ROCM_SPIRV_OFFLOAD (--apply does this, with amdgcnspirv under "
+                     "SPIR-V), or redirect it from the toolchain file; better, port to enable_language(HIP)", redirect)
+            if gfx_items and not self.guarded():
+                self.wrap(cmd, spirv)
             return
         if var in TARGET_VARS:
             if items and all(i.lower() == "amdgcnspirv" for i in items):
@@ -356,7 +455,7 @@ class _Analyzer:
                      f"{GUARD_OPEN.split('  #')[0]} … endif() around it (--apply does this), or redirect it from "
                      "the toolchain file", redirect)
             if gfx_items and not self.guarded():
-                self.wrap(cmd)
+                self.wrap(cmd, spirv)
             return
         if gfx_items and items and all(ARCH_ITEM.match(i) for i in items):
             if ALLOW_NAME.search(var):
@@ -379,6 +478,11 @@ class _Analyzer:
         elif op == "FIND" and is_target:
             self.add("RSM108", cmd, f"list(FIND {var} …) validates target names", "accept amdgcnspirv",
                      Redirect.BUILD_FILE)
+        elif op == "GET" and var in TARGET_VARS:
+            out = values[-1] if len(values) > 3 else ""
+            self.add("RSM114", cmd, f"list(GET {var} {' '.join(values[2:-1])} {out}) takes one entry of the target "
+                     "list; under SPIR-V it is amdgcnspirv, not a gfx name", "do not name files or settings after "
+                     f"{out or 'the entry'} under SPIR-V (branch on ROCM_SPIRV_OFFLOAD)", Redirect.BUILD_FILE)
         elif op in ("APPEND", "PREPEND", "INSERT") and var in TARGET_VARS:
             items = [i for v in values[2:] for i in split_list(v)]
             gfx = [i for i in items if GFX.search(i)]
@@ -400,12 +504,25 @@ class _Analyzer:
         else:
             targets = []
         idx = values.index("HIP_ARCHITECTURES")
-        arch = values[idx + 1] if idx + 1 < len(values) else ""
-        if arch.lower() == "amdgcnspirv":
+        if cmd.name == "set_property":  # PROPERTY HIP_ARCHITECTURES <value>...
+            arch = ";".join(values[idx + 1 :])
+        else:  # PROPERTIES <name> <value> pairs
+            arch = values[idx + 1] if idx + 1 < len(values) else ""
+        archs = split_list(arch)
+        if archs and all(a.lower() == "amdgcnspirv" for a in archs):
+            return
+        if arch.upper() in ("FALSE", "OFF"):  # host-only: CMake adds no --offload-arch, retargeting keeps it so
+            for t in targets:
+                self.host_only.setdefault(t, []).append(f"HIP_ARCHITECTURES {arch}")
+            self.add("RSM120", cmd, f"HIP_ARCHITECTURES {arch} keeps {', '.join(targets) or 'a target'} host-only; "
+                     "retargeting leaves it so", "nothing to do: no device code, under SPIR-V as before",
+                     Redirect.TOOLCHAIN, handled=True)
             return
         for t in targets:
             self.property_targets.setdefault(t, cmd)
-        self.add("RSM102", cmd, f"HIP_ARCHITECTURES of {', '.join(targets) or 'a target'} set to {arch}",
+            self.target_findings.setdefault(len(self.report.findings), set()).add(t)
+        self.add("RSM102", cmd, f"HIP_ARCHITECTURES of {', '.join(targets) or 'a target'} set to "
+                 f"{' '.join(archs) or 'an empty list'}",
                  "let rocm_spirv_target() own HIP_ARCHITECTURES (--apply guards this)", Redirect.BUILD_FILE)
         only_arch = cmd.name == "set_property" or (
             "PROPERTIES" in values and len(values) - values.index("PROPERTIES") == 3)
@@ -413,7 +530,7 @@ class _Analyzer:
             self.wrap(cmd)
 
     def flags(self, cmd: Command) -> None:
-        words = _words(cmd)
+        words = _flag_words(cmd)
         legacy = [w for w in words if re.match(r"--?amdgpu-target=", w)]
         if legacy:
             self.add("RSM104", cmd, f"legacy spelling {legacy[0]}", "replace with the target list (GPU_TARGETS / "
@@ -424,21 +541,47 @@ class _Analyzer:
                          "drop it under SPIR-V (the JIT does not see it), or keep the kernel native (hybrid)",
                          Redirect.BUILD_FILE)
                 break
-        arch = [w for w in words if re.match(r"--offload-arch=", w) and "amdgcnspirv" not in w]
+        arch = [w for w in words if ARCH_FLAG.match(w) and "amdgcnspirv" not in w]
         arch += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--offload-arch" and
                  words[i + 1] != "amdgcnspirv"]
         mcpu = [w for w in words if w.startswith("-mcpu=gfx") or w.startswith("-mcpu=${")]
-        if (arch or mcpu) and not self.in_loop_over_targets():
-            what = (arch or mcpu)[0]
-            self.add("RSM103", cmd, f"passes {what} in {cmd.name}()", "remove it and let the target list decide "
-                     "(rocm_spirv_target / ROCM_SPIRV_OFFLOAD)", Redirect.BUILD_FILE)
-            values = cmd.values()
-            start = 1 if cmd.name == "target_compile_options" else 0
-            flag_only = cmd.name in ("add_compile_options", "target_compile_options") and all(
-                v in ("PRIVATE", "PUBLIC", "INTERFACE", "BEFORE") or v.startswith("--offload-arch=")
-                for v in values[start:])
-            if flag_only and not self.guarded():
-                self.wrap(cmd)
+        loop = self.in_loop_over_targets()
+        if loop is not None:
+            if not arch:
+                return  # -mcpu= in a per-arch loop is the loop's finding (RSM107)
+            entry = all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch)
+            on = _option_target(cmd)
+            if on:
+                loop.flag_targets.add(on)
+                self.target_findings.setdefault(len(self.report.findings), set()).add(on)
+            self.add("RSM103", cmd, f"passes {arch[0]} in {cmd.name}() once per entry of the target list",
+                     "a toolchain list of amdgcnspirv makes it --offload-arch=amdgcnspirv; rocm_spirv_target() strips "
+                     "it from target options", Redirect.TOOLCHAIN if entry else Redirect.BUILD_FILE)
+            return
+        if not (arch or mcpu):
+            return
+        values = cmd.values()
+        flags_var = cmd.name == "set" and bool(values) and bool(FLAGS_VAR.match(values[0]))
+        what = (arch or mcpu)[0]
+        where = f"{values[0]}" if flags_var else f"{cmd.name}()"
+        fix = "remove it and let the target list decide (rocm_spirv_target / ROCM_SPIRV_OFFLOAD)"
+        if flags_var:
+            fix = (f"keep it out of {values[0]} under SPIR-V (--apply guards a set() that only adds arch flags): "
+                   "retargeting strips target options, not a directory's flags")
+        index = len(self.report.findings)
+        self.add("RSM103", cmd, f"passes {what} in {where}", fix, Redirect.BUILD_FILE)
+        if cmd.name == "target_compile_options" and values:
+            self.target_findings.setdefault(index, set()).add(values[0])
+        start = 1 if cmd.name == "target_compile_options" else 0
+        flag_only = cmd.name in ("add_compile_options", "target_compile_options") and all(
+            v in ("PRIVATE", "PUBLIC", "INTERFACE", "BEFORE") or ARCH_FLAG.match(v) for v in values[start:])
+        if flags_var:  # set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} --offload-arch=gfx90a")
+            own = {f"${{{values[0]}}}"}
+            added = [w for w in _words(cmd)[1:] if w not in own]
+            flag_only = bool(added) and all(ARCH_FLAG.match(w) and GFX.search(w) for w in added) and \
+                "CACHE" not in values
+        if flag_only and not self.guarded():
+            self.wrap(cmd)
 
     def env(self, cmd: Command) -> None:
         found = sorted(_env_names(cmd) & ENV_VARS)
@@ -454,6 +597,30 @@ class _Analyzer:
                  "pass amdgcnspirv only if the generator supports SPIR-V; otherwise keep its kernels native "
                  "(rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", Redirect.BUILD_FILE)
 
+    def hip_add(self, cmd: Command) -> None:
+        """FindHIP's hip_add_library/hip_add_executable: hipcc gets one --offload-arch= per HCC_AMDGPU_TARGET entry."""
+        values = cmd.values()
+        target = values[0] if values else ""
+        options: list[str] = []
+        mode = ""
+        for v in values[1:]:
+            if v in ("HIPCC_OPTIONS", "CLANG_OPTIONS", "NVCC_OPTIONS"):
+                mode = v
+            elif mode in ("HIPCC_OPTIONS", "CLANG_OPTIONS"):
+                options += [_flag(w) for item in split_list(v) for w in item.split()]
+        pinned = [w for w in options if (ARCH_FLAG.match(w) or re.match(r"--?amdgpu-target=", w))
+                  and "amdgcnspirv" not in w]
+        if pinned:
+            self.add("RSM115", cmd, f"{cmd.name}({target}) passes {pinned[0]} in its options, after every flag a "
+                     "toolchain file can set", "drop it from HIPCC_OPTIONS/CLANG_OPTIONS (the list belongs in "
+                     "HCC_AMDGPU_TARGET), or port to enable_language(HIP) and rocm_spirv_target()",
+                     Redirect.BUILD_FILE)
+            return
+        self.add("RSM110", cmd, f"{cmd.name}({target}) compiles through FindHIP/hipcc with one --offload-arch= per "
+                 "HCC_AMDGPU_TARGET entry", "a toolchain file that sets HCC_AMDGPU_TARGET to amdgcnspirv (CACHE FORCE, "
+                 "as the generated one does) redirects it; better, port to enable_language(HIP) and "
+                 "rocm_spirv_target()", Redirect.TOOLCHAIN_FORCE)
+
     def target_def(self, cmd: Command) -> None:
         values = cmd.values()
         if len(values) < 2 or values[1] in ("IMPORTED", "ALIAS", "INTERFACE"):
@@ -461,20 +628,52 @@ class _Analyzer:
         self.target_defs.append((cmd, values[0], values[1:]))
 
     def hip_target_findings(self) -> None:
-        hip: list[tuple[Command, str]] = []
+        # (command to report at, definition, name, how it becomes HIP)
+        hip: list[tuple[Command, Command, str, str]] = []
         for cmd, name, sources in self.target_defs:
             items = [i for s in sources for i in split_list(s)]
-            if any(i.endswith(".hip") or i in self.hip_sources for i in items) or name in self.property_targets:
-                hip.append((cmd, name))
-        self.facts.hip_targets = [n for _, n in hip]
-        pending = [(c, n) for c, n in hip if n not in self.retargeted and not self.retarget_directory]
-        for cmd, name in hip:
-            handled = self.retarget_directory or name in self.retargeted
+            if any(i.endswith(".hip") or i in self.hip_sources for i in items):
+                why = "HIP target"
+            elif name in self.property_targets:
+                why = "HIP target (HIP_ARCHITECTURES set)"
+            elif name in self.option_targets:
+                why = "C++ target compiled as HIP (-x hip / --offload-arch in its options)"
+            elif name in self.device_links:
+                why = "C++ target compiled as HIP (it links hip::device)"
+            else:
+                continue
+            if name in self.host_only:
+                self.report.findings.append(Finding(
+                    RULES["RSM120"], self.path, cmd.line, cmd.start - _line_begin(self.src, cmd.start) + 1,
+                    f"{why} {name} is host-only ({', '.join(self.host_only[name])}): no device code, so it is "
+                    "not handed to rocm_spirv_target()", "nothing to do: it stays host-only under SPIR-V",
+                    Redirect.TOOLCHAIN, True, _snippet(self.src, cmd)))
+                continue
+            at = self.device_links[name] if why.endswith("hip::device)") else cmd
+            hip.append((at, cmd, name, why))
+        self.facts.hip_targets = [n for _, _, n, _ in hip]
+        done = {n for _, _, n, _ in hip if self.retarget_directory or n in self.retargeted}
+        users = sorted(self.device_links)
+        if users and all(u in done for u in users):  # each user gets a copy of hip::device without arch flags
+            done.add(HIP_DEVICE)
+        for index, targets in self.target_findings.items():  # the retargeting replaces these options/properties
+            if targets <= done:
+                f = self.report.findings[index]
+                self.report.findings[index] = replace(f, handled=True)
+        if self.find_hip is not None:
+            handled = self.find_hip_guarded or HIP_DEVICE in done
+            self.add("RSM103", self.find_hip, "find_package(hip): its hip::device adds one --offload-arch= per "
+                     f"GPU_TARGETS entry to every target linking it ({', '.join(users) or 'none in this file'})",
+                     "rocm_spirv_target() on those targets swaps in a copy of hip::device without the arch flags "
+                     "(--apply adds it); a toolchain GPU_TARGETS of amdgcnspirv also redirects it",
+                     Redirect.TOOLCHAIN, handled=handled)
+        pending = [(at, c, n) for at, c, n, _ in hip if n not in done]
+        for at, _, name, why in hip:
             self.report.findings.append(Finding(
-                RULES["RSM120"], self.path, cmd.line, cmd.start - _line_begin(self.src, cmd.start) + 1,
-                f"HIP target {name} is not handed to rocm_spirv_target()", "find_package(RocmSpirv REQUIRED) and "
-                f"rocm_spirv_target({name}) (--apply adds both)", Redirect.BUILD_FILE, handled,
-                _snippet(self.src, cmd)))
+                RULES["RSM120"], self.path, at.line, at.start - _line_begin(self.src, at.start) + 1,
+                f"{why} {name} is not handed to rocm_spirv_target()", "find_package(RocmSpirv REQUIRED) and "
+                f"rocm_spirv_target({name}) (--apply adds both)", Redirect.BUILD_FILE, name in done,
+                _snippet(self.src, at)))
         if not pending:
             return
         if len(hip) >= RETARGET_DIRECTORY_MIN:
@@ -483,7 +682,7 @@ class _Analyzer:
             lead = "" if self.src.endswith("\n") or not self.src else nl
             self.report.edits.append(Edit(pos, pos, f"{lead}rocm_spirv_retarget_directory()  # rocm-spirv migrate{nl}"))
             return
-        for cmd, name in pending:
+        for _, cmd, name in pending:
             end = _line_end(self.src, cmd.end)
             indent = cmd.indent
             self.report.edits.append(Edit(end, end, f"{self.facts.newline}{indent}rocm_spirv_target({name})"))

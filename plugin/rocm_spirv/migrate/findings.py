@@ -110,6 +110,10 @@ def _rules(*rules: Rule) -> dict[str, Rule]:
 
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
 
+# Rules whose build-file findings neither a toolchain file nor retargeting can change: --apply marks each
+# with a note comment, and cmake/RocmSpirvScan.cmake (_ROCM_SPIRV_UNREACHABLE_RULES) warns at configure time.
+UNREACHABLE = frozenset({"RSM106", "RSM107", "RSM108", "RSM109", "RSM110", "RSM114", "RSM115"})
+
 RULES = _rules(
     # CMake
     Rule("RSM101", "arch-list", W, "a per-arch target list is set or defaulted",
@@ -132,13 +136,20 @@ RULES = _rules(
     Rule("RSM109", "kernel-generator", W, "the target list is handed to a kernel generator",
          "Generators invoked per arch (Tensile, CK, custom scripts) emit native objects, not SPIR-V."),
     Rule("RSM110", "findhip", W, "FindHIP hip_add_* / HCC_AMDGPU_TARGET",
-         "The FindHIP module compiles through hipcc with HCC_AMDGPU_TARGET; port to enable_language(HIP)."),
+         "The FindHIP module compiles through hipcc with HCC_AMDGPU_TARGET: a toolchain file that forces it to "
+         "amdgcnspirv redirects it; port to enable_language(HIP)."),
     Rule("RSM111", "env-arch-list", W, "an environment variable supplies the target list",
          "PYTORCH_ROCM_ARCH / HCC_AMDGPU_TARGET / GPU_TARGETS from the environment feed the arch list."),
     Rule("RSM112", "preset-arch-list", W, "a CMake preset sets a per-arch list",
          "Preset cacheVariables are applied with -D before the toolchain file, so only CACHE FORCE overrides them."),
     Rule("RSM113", "rocm-check-target-ids", E, "rocm_check_target_ids filters the list",
          "rocm_check_target_ids keeps only targets the compiler accepts as code objects; it can drop amdgcnspirv."),
+    Rule("RSM114", "arch-list-entry", W, "one entry of the target list is taken by index",
+         "list(GET GPU_TARGETS 0 …) names a file or setting after a gfx target; under SPIR-V the entry is "
+         "`amdgcnspirv`."),
+    Rule("RSM115", "findhip-arch-option", E, "hip_add_* passes an arch flag in HIPCC_OPTIONS/CLANG_OPTIONS",
+         "Per-target options come after every flag a toolchain file can set, so --offload-arch= there always "
+         "builds that native code object."),
     Rule("RSM120", "hip-target", N, "a HIP target is not retargeted",
          "Add find_package(RocmSpirv REQUIRED) and rocm_spirv_target(<target>) so ROCM_SPIRV_OFFLOAD picks "
          "spirv, native or hybrid."),
