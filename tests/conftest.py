@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from pathlib import Path
 
-# This checkout's package, not an editable install of another checkout: scikit-build-core's editable
-# finder sits on sys.meta_path ahead of PYTHONPATH, so it would hand every test /other/checkout/plugin.
-_PLUGIN = Path(__file__).resolve().parent.parent / "plugin"
-sys.meta_path[:] = [f for f in sys.meta_path if not type(f).__module__.startswith("_editable_skbc_")]
-if str(_PLUGIN) not in sys.path:
-    sys.path.insert(0, str(_PLUGIN))
-
-import pytest  # noqa: E402
-from rocm_spirv.errors import UserError  # noqa: E402
-from rocm_spirv.toolchain.provision import provision  # noqa: E402
+import pytest
+from rocm_spirv.errors import UserError
+from rocm_spirv.toolchain.provision import provision
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
