@@ -390,6 +390,13 @@ class _Analyzer:
             return
         if not body:
             return
+        if body == ["execute_process"]:
+            # A configure-time probe or filter (one compile per target, keep what works) builds
+            # nothing per arch: a redirected list hands it amdgcnspirv, which it must accept.
+            self.add("RSM107", b.cmd, "foreach over the target list runs execute_process per arch at configure "
+                     "time (a probe or filter)", "check the command accepts amdgcnspirv (the redirected list "
+                     "hands it that one target)", Redirect.TOOLCHAIN, handled=handled)
+            return
         self.add("RSM107", b.cmd, f"foreach over the target list runs {', '.join(body)} per arch",
                  "under SPIR-V generate one variant (skip the loop when ROCM_SPIRV_OFFLOAD is spirv) or keep these "
                  "kernels native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …)", Redirect.BUILD_FILE,
