@@ -1,9 +1,12 @@
 """Wheel size and wheel build time of samples/python_ext: 8 native targets vs SPIR-V, plain and
---offload-compress. Each wheel is built the way a user builds it: `pip wheel` in an isolated build
-environment, offline from a local wheelhouse (filled once, see tests/wheelhouse.py).
+--offload-compress, for the default sample (54 builtin-only kernels) and with its opt-in
+library-scale kernels (SPIRV_DEMO_LIBRARY_KERNELS=ON, 34 more). Each wheel is built the way a user
+builds it: `pip wheel` in an isolated build environment, offline from a local wheelhouse (filled
+once, see tests/wheelhouse.py).
 
 Writes benchmarks/results/wheel_sizes.{json,md}. Target (issue 7): SPIR-V wheel <= 1/3 of the
-8-target native wheel, uncompressed.
+8-target native wheel, uncompressed (no --offload-compress). Exit status 1 when the default
+sample misses it.
 
     PYTHONPATH=plugin:tests python benchmarks/wheel_sizes.py [--prefix TOOLCHAIN] [--repeat N]
 """
@@ -18,6 +21,7 @@ import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -27,24 +31,52 @@ REPO = HERE.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path[:0] = [str(REPO / "plugin"), str(REPO / "tests")]
 
+from rocm_spirv.inspect.bundle import find_bundles  # noqa: E402
+from rocm_spirv.inspect.elf import read_host_elf  # noqa: E402
 from rocm_spirv.inspect.scan import inspect_path  # noqa: E402
 from wheelhouse import build_wheel, fill  # noqa: E402
 
 NATIVE8 = "gfx908;gfx90a;gfx942;gfx1030;gfx1100;gfx1101;gfx1200;gfx1201"
+_NATIVE = ["cmake.define.ROCM_SPIRV_OFFLOAD=native", f"cmake.define.CMAKE_HIP_ARCHITECTURES={NATIVE8}"]
+_SPIRV = ["cmake.define.ROCM_SPIRV_OFFLOAD=spirv"]
+_COMPRESS = ["cmake.define.CMAKE_HIP_FLAGS=--offload-compress"]
+_LIBRARY = ["cmake.define.SPIRV_DEMO_LIBRARY_KERNELS=ON"]
 VARIANTS = {
-    "native8": ["cmake.define.ROCM_SPIRV_OFFLOAD=native", f"cmake.define.CMAKE_HIP_ARCHITECTURES={NATIVE8}"],
-    "spirv": ["cmake.define.ROCM_SPIRV_OFFLOAD=spirv"],
-    "native8-compressed": ["cmake.define.ROCM_SPIRV_OFFLOAD=native", f"cmake.define.CMAKE_HIP_ARCHITECTURES={NATIVE8}",
-                           "cmake.define.CMAKE_HIP_FLAGS=--offload-compress"],
-    "spirv-compressed": ["cmake.define.ROCM_SPIRV_OFFLOAD=spirv", "cmake.define.CMAKE_HIP_FLAGS=--offload-compress"],
+    "native8": _NATIVE,
+    "spirv": _SPIRV,
+    "native8-compressed": [*_NATIVE, *_COMPRESS],
+    "spirv-compressed": [*_SPIRV, *_COMPRESS],
+    "native8-library": [*_NATIVE, *_LIBRARY],
+    "spirv-library": [*_SPIRV, *_LIBRARY],
+    "native8-library-compressed": [*_NATIVE, *_LIBRARY, *_COMPRESS],
+    "spirv-library-compressed": [*_SPIRV, *_LIBRARY, *_COMPRESS],
 }
+SAMPLES = {"default": "", "library": "-library"}
 TARGET_RATIO = 1 / 3
+
+
+def entry_sizes(so: bytes) -> list[dict[str, Any]]:
+    """Each device entry of the shared object's .hip_fatbin: bytes, and bytes after deflate (level 6,
+    what the wheel's zip does to them; for a CCOB bundle, of the decompressed entry)."""
+    elf = read_host_elf(so, "shared object")
+    sec = elf.section(".hip_fatbin")
+    if sec is None:
+        return []
+    out = []
+    for b in find_bundles(so, sec.offset, sec.offset + sec.size):
+        for e in b.entries:
+            if e.size and not e.id.startswith("host-"):
+                payload = bytes(b.data[e.offset:e.offset + e.size])
+                out.append({"id": e.id, "bytes": e.size, "deflated_bytes": len(zlib.compress(payload, 6))})
+    return out
 
 
 def measure(wheel: Path) -> dict[str, Any]:
     with zipfile.ZipFile(wheel) as z:
         sos = [i for i in z.infolist() if ".so" in Path(i.filename).name]
         so_bytes = sum(i.file_size for i in sos)
+        so_zipped = sum(i.compress_size for i in sos)
+        per_entry = [e for i in sos for e in entry_sizes(z.read(i))]
     report = inspect_path(wheel)
     entries = [e for f in report.files for e in f.device_entries]
     stored = sum(b.stored_size for f in report.files for b in f.bundles)
@@ -52,9 +84,12 @@ def measure(wheel: Path) -> dict[str, Any]:
         "wheel": wheel.name,
         "wheel_bytes": wheel.stat().st_size,
         "shared_object_bytes": so_bytes,
+        "shared_object_zipped_bytes": so_zipped,
         "device_entries": sorted(e.target for e in entries),
         "device_bytes": sum(e.size for e in entries),
         "bundle_stored_bytes": stored,
+        "entries": per_entry,
+        "device_deflated_bytes": sum(e["deflated_bytes"] for e in per_entry),
         "containers": sorted({e.container for e in entries}),
     }
 
@@ -81,11 +116,23 @@ def main() -> int:
                 m = measure(whl)
             results[name] = {**m, "build_seconds": times, "build_seconds_median": statistics.median(times)}
             print(f"{name}: {m['wheel_bytes']} B wheel, {statistics.median(times):.1f} s", file=sys.stderr)
-    ratio = results["spirv"]["wheel_bytes"] / results["native8"]["wheel_bytes"]
-    ratio_c = results["spirv-compressed"]["wheel_bytes"] / results["native8-compressed"]["wheel_bytes"]
-    installed = results["spirv"]["shared_object_bytes"] / results["native8"]["shared_object_bytes"]
+    def over(key: str, suffix: str, compressed: bool = False) -> float:
+        c = "-compressed" if compressed else ""
+        return float(results[f"spirv{suffix}{c}"][key] / results[f"native8{suffix}{c}"][key])
+
+    ratios = {name: {"wheel": over("wheel_bytes", sfx),
+                     "wheel_compressed": over("wheel_bytes", sfx, True),
+                     "installed_so": over("shared_object_bytes", sfx),
+                     "installed_so_compressed": over("shared_object_bytes", sfx, True),
+                     "device_code": over("bundle_stored_bytes", sfx),
+                     "device_code_deflated": over("device_deflated_bytes", sfx)}
+              for name, sfx in SAMPLES.items()}
+    ratio = ratios["default"]["wheel"]
+    ratio_c = ratios["default"]["wheel_compressed"]
+    installed = ratios["default"]["installed_so"]
     doc = {
-        "project": "samples/python_ext (54 kernels, C API module, libamdhip64)",
+        "project": "samples/python_ext (C API module, libamdhip64): default 54 builtin-only kernels; "
+                   "library = SPIRV_DEMO_LIBRARY_KERNELS=ON, 34 more (src/library_kernels.hip)",
         "how": "pip wheel, isolated build environment, offline wheelhouse; time includes the environment setup",
         "machine": {"cpus": len(__import__("os").sched_getaffinity(0)), "python": platform.python_version(),
                     "platform": platform.platform()},
@@ -95,16 +142,36 @@ def main() -> int:
         "wheel_ratio_spirv_over_native8": ratio,
         "wheel_ratio_spirv_over_native8_compressed": ratio_c,
         "installed_so_ratio_spirv_over_native8": installed,
-        "target": {"wheel_ratio_spirv_over_native8": f"<= {TARGET_RATIO:.3f}", "met": ratio <= TARGET_RATIO},
+        "ratios_spirv_over_native8": ratios,
+        "target": {"wheel_ratio_spirv_over_native8": f"<= {TARGET_RATIO:.3f}", "met": ratio <= TARGET_RATIO,
+                   "met_with_library_kernels": ratios["library"]["wheel"] <= TARGET_RATIO},
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "wheel_sizes.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    rows = ["| variant | wheel | .so (unzipped) | device code | device entries | build (median) |",
-            "| --- | ---: | ---: | ---: | --- | ---: |"]
+    rows = ["| variant | wheel | .so (unzipped) | .so in the zip | device code | device code deflated "
+            "| device entries | build (median) |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
     for name, r in results.items():
-        ents = ", ".join(r["device_entries"]) if len(r["device_entries"]) < 3 else f"{len(r['device_entries'])} gfx"
+        n = len(r["device_entries"])
+        ents = f"{n} x amdgcnspirv" if all(t == "amdgcnspirv" for t in r["device_entries"]) else f"{n} gfx"
         rows.append(f"| {name} | {r['wheel_bytes']:,} B | {r['shared_object_bytes']:,} B | "
-                    f"{r['bundle_stored_bytes']:,} B | {ents} | {r['build_seconds_median']:.1f} s |")
+                    f"{r['shared_object_zipped_bytes']:,} B | {r['bundle_stored_bytes']:,} B | "
+                    f"{r['device_deflated_bytes']:,} B | {ents} | {r['build_seconds_median']:.1f} s |")
+    ratio_rows = ["| SPIR-V / native8 | default sample | with library kernels |", "| --- | ---: | ---: |"]
+    for key, label in [("wheel", "wheel file, uncompressed bundles (the target)"),
+                       ("wheel_compressed", "wheel file, --offload-compress"),
+                       ("installed_so", "installed .so, uncompressed bundles"),
+                       ("installed_so_compressed", "installed .so, --offload-compress"),
+                       ("device_code", "device code (bundles)"),
+                       ("device_code_deflated", "device code entries, deflated")]:
+        ratio_rows.append(f"| {label} | {ratios['default'][key]:.3f} | {ratios['library'][key]:.3f} |")
+    per_entry = ["| variant | entry | bytes | deflated |", "| --- | --- | ---: | ---: |"]
+    for name in ["native8", "spirv", "native8-library", "spirv-library"]:
+        for e in results[name]["entries"]:
+            per_entry.append(f"| {name} | {e['id']} | {e['bytes']:,} | {e['deflated_bytes']:,} |")
+
+    def verdict(r: float) -> str:
+        return "met" if r <= TARGET_RATIO else "NOT met"
     md = "\n".join([
         "# Wheel size and build time: 8 native targets vs SPIR-V",
         "",
@@ -114,14 +181,24 @@ def main() -> int:
         "",
         *rows,
         "",
-        f"- SPIR-V / native8 wheel, uncompressed: **{ratio:.3f}** (target <= {TARGET_RATIO:.3f}: "
-        f"{'met' if ratio <= TARGET_RATIO else 'NOT met'})",
-        f"- SPIR-V / native8 wheel, --offload-compress: **{ratio_c:.3f}**",
-        f"- SPIR-V / native8 installed shared object (unzipped), uncompressed: **{installed:.3f}**",
+        *ratio_rows,
         "",
-        "The wheel is a zip: deflate already squeezes the page-aligned, zero-padded native code objects",
-        "(1.2 MB of bundles become tens of kB), so the wheel-file ratio is much closer to 1 than the installed one.",
-        "With --offload-compress the native bundles compress better than the SPIR-V module.",
+        f"- Target, SPIR-V wheel <= {TARGET_RATIO:.3f} of the 8-target wheel (uncompressed bundles): "
+        f"default sample **{ratio:.3f}, {verdict(ratio)}**; with library kernels "
+        f"**{ratios['library']['wheel']:.3f}, {verdict(ratios['library']['wheel'])}**.",
+        "",
+        "Device entries (uncompressed variants); \"deflated\" is zlib level 6 of the entry alone, about what",
+        "the wheel's zip makes of it:",
+        "",
+        *per_entry,
+        "",
+        "Why the wheel ratio is far from the installed one: a native code object is mostly AMDGPU metadata",
+        "notes, symbol tables and zero padding, which deflate squeezes more than 10:1, while the SPIR-V",
+        "module is unoptimised IR (clang emits amdgcnspirv with -disable-llvm-passes; the runtime's JIT",
+        "optimises) in 32-bit words, which deflates about 4:1. One SPIR-V module of the default sample's",
+        "small kernels is as large as one native code object. Library-style kernels, which -O3 unrolls",
+        "into long straight-line ISA per architecture while the SPIR-V keeps the loops, move the ratio",
+        "toward the installed one. Analysis and numbers: docs/wheels.md.",
         "",
     ])
     (args.out / "wheel_sizes.md").write_text(md, encoding="utf-8")

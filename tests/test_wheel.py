@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from bundles import device_entries
+from bundles import device_entries, fatbin_sections, split_bundles
 from conftest import REPO, SAMPLES
 from rocm_spirv.cli import main
 from wheelhouse import build_wheel, dist_info_file, fill, make_venv, offline_env, shared_objects
@@ -173,3 +173,21 @@ def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, toolchain: Pat
                                                       "hipv4-spirv64-amd-amdhsa--amdgcnspirv"]
     record = json.loads(dist_info_file(whl, "rocm_spirv.json"))
     assert record["offload"] == "hybrid" and record["shared_objects"][0]["targets"] == ["amdgcnspirv", "gfx942"]
+
+
+def test_library_kernels_option_adds_a_second_spirv_module(wheelhouse: Path, toolchain: Path,
+                                                           tmp_path: Path) -> None:
+    """SPIRV_DEMO_LIBRARY_KERNELS=ON (benchmarks/wheel_sizes.py's library variants): one more .hip file,
+    so one more SPIR-V bundle in .hip_fatbin, and still nothing native."""
+    whl = build_wheel(PROJECT, tmp_path / "dist", wheelhouse,
+                      [*compiler_settings(toolchain), "cmake.define.SPIRV_DEMO_LIBRARY_KERNELS=ON"])
+    (so,) = shared_objects(whl, tmp_path / "x")
+    assert device_entries(bundler(toolchain), so) == [SPIRV_ENTRY]
+    assert [len(split_bundles(s)) for s in fatbin_sections(so)] == [2]
+    record = json.loads(dist_info_file(whl, "rocm_spirv.json"))
+    (rec,) = record["shared_objects"]
+    assert rec["spirv_only"] and rec["kernel_count"] == 54 + 34
+    assert sorted(e["kernel_count"] for e in rec["device_entries"]) == [34, 54]
+    kernels = {k for e in rec["device_entries"] for k in e["kernels"]}
+    assert "_Z11gemm_kernelIfLi8ELi8ELi16EEvPKT_S2_PS0_jjjS0_S0_" in kernels
+    assert "_Z17block_sort_kernelIyLi4EEvPT_jS0_" in kernels

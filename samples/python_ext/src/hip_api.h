@@ -15,6 +15,14 @@ hipError_t hipMemcpy(void* dst, const void* src, size_t size, int kind);
 hipError_t hipDeviceSynchronize(void);
 }
 
+// What clang's host-side kernel launch stubs call (-fhip-new-launch-api); every .hip file with
+// __global__ functions needs the declaration.
+struct dim3 {
+  unsigned x, y, z;
+};
+extern "C" hipError_t hipLaunchKernel(const void* function, dim3 grid, dim3 block, void** args,
+                                      size_t shared_bytes, void* stream);
+
 // Host entry points of kernels.hip, called by module.cpp.
 namespace spirv_demo {
 // Returns hipSuccess or the failing call's error; *what names the call.

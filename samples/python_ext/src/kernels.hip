@@ -6,12 +6,6 @@
 #define DEMO_GLOBAL __attribute__((global))
 #define DEMO_DEVICE __attribute__((device))
 
-struct dim3 {
-  unsigned x, y, z;
-};
-extern "C" hipError_t hipLaunchKernel(const void* function, dim3 grid, dim3 block, void** args,
-                                      size_t shared_bytes, void* stream);
-
 namespace {
 
 DEMO_DEVICE inline unsigned global_x() {
