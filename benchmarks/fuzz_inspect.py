@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-# benchmarks/inspect.py sits next to this file: keep the folder off sys.path so the stdlib inspect is found.
+# This folder stays off sys.path: only plugin/ and tests/ are imported from.
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 

@@ -27,7 +27,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-# Off sys.path: benchmarks/inspect.py would shadow the standard library inspect.
+# This folder stays off sys.path: only plugin/ and tests/ are imported from.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path[:0] = [str(REPO / "plugin"), str(REPO / "tests")]
 

@@ -1,6 +1,6 @@
 """Time `rocm-spirv inspect` on a >= 500 MB HIP shared library against the LLVM tools.
 
-    PYTHONPATH=plugin:tests python benchmarks/inspect.py [--size-mb 500] [--archs 12]
+    PYTHONPATH=plugin:tests python benchmarks/inspect_speed.py [--size-mb 500] [--archs 12]
 
 The library is real: one object compiled per-arch for many targets (a big unrolled kernel), copied
 with its host symbols renamed (llvm-objcopy --redefine-sym) and linked with the others, so
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
-# This file is benchmarks/inspect.py: keep its folder off sys.path so the stdlib inspect is found.
+# Its folder stays off sys.path (earlier scripts here shadowed stdlib modules).
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 
