@@ -6,9 +6,6 @@ import re
 
 from rocm_spirv.migrate.findings import RULES, FileReport, Finding, Redirect
 
-# Cheap test on the raw text: files without any of these cannot produce a finding.
-PREFILTER = re.compile(r"__gfx|__GFX|amdgcn|AMDGCN|warpSize|asm")
-
 ARCH_MACRO = re.compile(r"\b__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__\b|\b__amdgcn_processor__\b")
 WAVEFRONT = re.compile(r"\b__AMDGCN_WAVEFRONT_SIZE(__)?\b")
 CONSTEXPR_WARP = re.compile(
@@ -23,6 +20,18 @@ FEATURE_BUILTIN = re.compile(
     r"|permlane\w+|ds_swizzle|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
     r"|cvt_pk_\w+|s_setprio|s_sleep_var|ballot_w64|ballot_w32)\b")
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_\w+\s*\)")
+# Cheap test on the raw text, a superset of every rule's pattern (stripping comments and strings
+# only removes matches): files with none of these cannot produce a finding. Substring tests, as
+# one regex alternation over the whole text is several times slower.
+_TOKENS = ("__gfx", "__GFX", "__amdgcn_processor__", "__AMDGCN_WAVEFRONT", "__has_builtin", "warpSize", "asm")
+
+
+def may_match(text: str) -> bool:
+    if any(t in text for t in _TOKENS):
+        return True
+    return "__builtin_amdgcn_" in text and FEATURE_BUILTIN.search(text) is not None
+
+
 GUARD_CALL = re.compile(r"__builtin_amdgcn_(processor_is|is_invocable)\s*\(")
 PP_IF = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b(.*)$")
 RETURN_VALUE = re.compile(r"\breturn\s+[A-Za-z_][\w:]*\s*;")
@@ -71,10 +80,19 @@ def _find(path: str, rule: str, line: int, col: int, msg: str, fix: str, snippet
 
 def analyze(path: str, text: str) -> FileReport:
     report = FileReport(path, "source")
-    if not PREFILTER.search(text):
+    if not may_match(text):
+        return report
+    stripped = strip(text)
+    # Which rules can fire at all, from substrings of the code left after stripping comments and
+    # strings (whole-text regex searches cost more than the line loop they would save).
+    tokens = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
+              HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize",), INLINE_ASM: ("asm",),
+              FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
+    can = {rx: any(t in stripped for t in ts) for rx, ts in tokens.items()}
+    if not any(can.values()):
         return report
     raw_lines = text.splitlines()
-    lines = strip(text).splitlines()
+    lines = stripped.splitlines()
     # preprocessor conditional stack: True when the group's condition tests an arch macro
     pp: list[bool] = []
     enum_reported: set[int] = set()  # #if nesting levels whose arch chain is already reported as a helper
@@ -97,20 +115,20 @@ def analyze(path: str, text: str) -> FileReport:
         for m in ARCH_MACRO.finditer(line):
             add(_find(path, "RSM201", no, m.start() + 1, f"{m.group(0)} is undefined under amdgcnspirv",
                       ARCH_FIX, snippet))
-        for m in WAVEFRONT.finditer(line):
+        for m in (WAVEFRONT.finditer(line) if can[WAVEFRONT] else ()):
             add(_find(path, "RSM202", no, m.start() + 1, f"{m.group(0)} has no value under amdgcnspirv",
                       "use warpSize at run time (or __builtin_amdgcn_wavefrontsize())", snippet))
-        for m in HAS_BUILTIN.finditer(line):
+        for m in (HAS_BUILTIN.finditer(line) if can[HAS_BUILTIN] else ()):
             add(_find(path, "RSM206", no, m.start() + 1, f"{m.group(0)} is always true under amdgcnspirv",
                       "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)", snippet))
         if pm:
             continue
-        for m in CONSTEXPR_WARP.finditer(line):
+        for m in (CONSTEXPR_WARP.finditer(line) if can[CONSTEXPR_WARP] else ()):
             add(_find(path, "RSM203", no, m.start() + 1, "warpSize used as a compile-time constant",
                       "read warpSize at run time; size shared memory for 64 lanes, or template on both 32 and 64 "
                       "and dispatch at run time", snippet))
             break
-        for m in INLINE_ASM.finditer(line):
+        for m in (INLINE_ASM.finditer(line) if can[INLINE_ASM] else ()):
             add(_find(path, "RSM204", no, m.start() + 1, "inline assembly cannot be lowered to SPIR-V",
                       "replace with __builtin_amdgcn_* builtins, or build this kernel native (hybrid mode: "
                       "rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", snippet))
@@ -125,7 +143,7 @@ def analyze(path: str, text: str) -> FileReport:
             guard_next = "{" not in line and ";" not in line
             if "{" in line:
                 guard_until = depth if guard_until is None else min(guard_until, depth)
-        if not guarded_line:
+        if not guarded_line and can[FEATURE_BUILTIN]:
             for m in FEATURE_BUILTIN.finditer(line):
                 add(_find(path, "RSM205", no, m.start() + 1, f"__builtin_amdgcn_{m.group(1)} is target-specific "
                           "and unguarded", f"if (__builtin_amdgcn_is_invocable(__builtin_amdgcn_{m.group(1)})) … "
