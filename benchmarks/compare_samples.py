@@ -1,4 +1,4 @@
-"""Run `rocm-spirv compare` on samples/kernels (8 native targets, 3 repeats, compressed too,
+"""Run `rocm-spirv compare` on samples/kernels (8 native targets, 5 repeats interleaved, compressed too,
 scaling 1..16) twice, the second run checked against the first (`--against`), and record both
 with the machine description under benchmarks/results/.
 
@@ -26,7 +26,7 @@ TARGETS = {
 
 def run(report: Path, *extra: str) -> dict[str, Any] | None:
     cmd = [sys.executable, "-m", "rocm_spirv", "compare", str(HERE.parent / "samples" / "kernels"),
-           "--repeat", "3", "--compress", "--scaling", "1,2,4,8,16", "--report", str(report), "--json",
+           "--repeat", "5", "--compress", "--scaling", "1,2,4,8,16", "--report", str(report), "--json",
            *extra, *sys.argv[1:]]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
