@@ -364,11 +364,10 @@ function(_rocm_spirv_retarget t mode archs_override out)
     set(${out} FALSE PARENT_SCOPE)
     return()
   endif()
-  # A dependency retargeted before this target already names amdgcnspirv.
+  # amdgcnspirv names no native target: a dependency retargeted before this one, or a list a
+  # toolchain file already pointed at SPIR-V (GPU_TARGETS), hands it on.
   list(REMOVE_ITEM found_archs amdgcnspirv)
   list(REMOVE_DUPLICATES found_archs)
-  # A list already pointed at SPIR-V (a toolchain file's GPU_TARGETS) names no native target.
-  list(REMOVE_ITEM found_archs amdgcnspirv)
 
   if(archs_override)
     set(native "${archs_override}")

@@ -42,6 +42,11 @@ def toolchain_file(setup: Setup, variant: Variant) -> ToolchainFile:
     return render(ToolchainRequest(variant.mode, variant.archs), setup.compiler)
 
 
+def toolchain_path(build: Path) -> Path:
+    """Where a variant's toolchain file is written: beside its build dir, which is removed per repeat."""
+    return build.with_name(f"{build.name}.toolchain.cmake")
+
+
 def generate_command(setup: Setup, variant: Variant, path: Path) -> list[str]:
     return [*canonical_command(ToolchainRequest(variant.mode, variant.archs), setup.compiler.path),
             "--output", str(path)]
@@ -81,7 +86,7 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
     """One repeat: always a fresh build directory, removed afterwards."""
     if build.exists():
         shutil.rmtree(build)
-    tc_path = build.with_name(f"{build.name}.toolchain.cmake")
+    tc_path = toolchain_path(build)
     write_atomic(tc_path, toolchain_file(setup, variant).text)
     cpu0 = _children_cpu()
     try:

@@ -12,7 +12,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rocm_spirv.compare.model import Comparison, Variant, VariantResult
-from rocm_spirv.compare.runner import BuildFailed, Setup, build_command, configure_command, generate_command, run_once
+from rocm_spirv.compare.runner import (
+    BuildFailed,
+    Setup,
+    build_command,
+    configure_command,
+    generate_command,
+    run_once,
+    toolchain_path,
+)
 from rocm_spirv.errors import UserError
 from rocm_spirv.toolchain.paths import cache_dir
 
@@ -66,9 +74,9 @@ def work_dir(project: Path) -> Iterator[Path]:
 def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Callable[[str], None]) -> None:
     try:
         for vr in c.results:
-            tc_path = work / f"{vr.variant.name}.toolchain.cmake"
-            c.commands.append(generate_command(setup, vr.variant, tc_path))
-            c.commands.append(configure_command(setup, vr.variant, work / vr.variant.name, tc_path))
+            build = work / vr.variant.name
+            c.commands.append(generate_command(setup, vr.variant, toolchain_path(build)))
+            c.commands.append(configure_command(setup, vr.variant, build, toolchain_path(build)))
         # Round-robin over the variants, one repeat at a time: a slow phase of the machine then
         # widens every variant's spread a little instead of shifting one variant's median.
         for i in range(repeat):

@@ -20,14 +20,19 @@ FEATURE_BUILTIN = re.compile(
     r"|permlane\w+|ds_swizzle|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
     r"|cvt_pk_\w+|s_setprio|s_sleep_var|ballot_w64|ballot_w32)\b")
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_\w+\s*\)")
-# Cheap test on the raw text, a superset of every rule's pattern (stripping comments and strings
-# only removes matches): files with none of these cannot produce a finding. Substring tests, as
-# one regex alternation over the whole text is several times slower.
-_TOKENS = ("__gfx", "__GFX", "__amdgcn_processor__", "__AMDGCN_WAVEFRONT", "__has_builtin", "warpSize", "asm")
+# Substrings a rule's pattern cannot match without. Stripping comments and strings only removes
+# matches, so a text lacking them cannot produce that rule's finding. Substring tests, as regex
+# searches over the whole text cost more than the line loop they would save.
+RULE_TOKENS = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
+               HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize",), INLINE_ASM: ("asm",),
+               FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
+_CHEAP = tuple(t for rx, ts in RULE_TOKENS.items() if rx is not FEATURE_BUILTIN for t in ts)
 
 
 def may_match(text: str) -> bool:
-    if any(t in text for t in _TOKENS):
+    """The prefilter on raw text: most kernels call some __builtin_amdgcn_*, so that token alone is
+    confirmed with the pattern."""
+    if any(t in text for t in _CHEAP):
         return True
     return "__builtin_amdgcn_" in text and FEATURE_BUILTIN.search(text) is not None
 
@@ -83,12 +88,7 @@ def analyze(path: str, text: str) -> FileReport:
     if not may_match(text):
         return report
     stripped = strip(text)
-    # Which rules can fire at all, from substrings of the code left after stripping comments and
-    # strings (whole-text regex searches cost more than the line loop they would save).
-    tokens = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
-              HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize",), INLINE_ASM: ("asm",),
-              FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
-    can = {rx: any(t in stripped for t in ts) for rx, ts in tokens.items()}
+    can = {rx: any(t in stripped for t in ts) for rx, ts in RULE_TOKENS.items()}
     if not any(can.values()):
         return report
     raw_lines = text.splitlines()
