@@ -12,6 +12,16 @@ DEFAULT_ARCHS = ["gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", 
                  "gfx906", "gfx950", "gfx1031", "gfx1102", "gfx1150", "gfx1151", "gfx1010", "gfx1012"]
 JIT_ESTIMATE_ARCH = "gfx942"
 
+# summary key -> (numerator variant, denominator variant, metric)
+RATIOS = {
+    "build_wall_ratio_native_over_spirv": ("native", "spirv", "build_s"),
+    "build_wall_ratio_spirv_over_native1": ("spirv", "native-1", "build_s"),
+    "fatbin_ratio_native_over_spirv": ("native", "spirv", "fatbin_bytes"),
+    "fatbin_ratio_native_over_spirv_compressed": ("native+compress", "spirv+compress", "fatbin_bytes"),
+    "file_ratio_native_over_spirv": ("native", "spirv", "file_bytes"),
+}
+
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -100,3 +110,15 @@ class Comparison:
             return None
         d = b.spread(attr).median
         return a.spread(attr).median / d if d else None
+
+    def paired_ratio(self, num: str, den: str, attr: str) -> Spread | None:
+        """The ratio repeat by repeat: compare runs the variants round-robin, so repeat i of both
+        ran in the same phase of the machine and a machine that speeds up or slows down between
+        rounds (or between whole runs) moves both sides of each ratio alike."""
+        a, b = self.get(num), self.get(den)
+        if a is None or b is None:
+            return None
+        # After Ctrl-C the variant built first in the last round has one repeat more.
+        pairs = zip(a.runs, b.runs, strict=False)
+        vals = [float(getattr(x, attr)) / getattr(y, attr) for x, y in pairs if getattr(y, attr)]
+        return Spread.of(vals) if vals else None

@@ -11,7 +11,7 @@ import jinja2
 from rich.console import Console
 from rich.table import Table
 
-from rocm_spirv.compare.model import Comparison, VariantResult
+from rocm_spirv.compare.model import RATIOS, Comparison, VariantResult
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.resources import templates_dir
 
@@ -27,14 +27,15 @@ def _median(r: VariantResult | None, attr: str) -> float | None:
 
 
 def summary(c: Comparison) -> dict[str, float | None]:
-    return {
-        "build_wall_ratio_native_over_spirv": c.ratio("native", "spirv", "build_s"),
-        "build_wall_ratio_spirv_over_native1": c.ratio("spirv", "native-1", "build_s"),
-        "fatbin_ratio_native_over_spirv": c.ratio("native", "spirv", "fatbin_bytes"),
-        "fatbin_ratio_native_over_spirv_compressed": c.ratio("native+compress", "spirv+compress", "fatbin_bytes"),
-        "file_ratio_native_over_spirv": c.ratio("native", "spirv", "file_bytes"),
-        "jit_estimate_s": _median(c.get("native-1"), "build_s"),
-    }
+    out: dict[str, float | None] = {k: c.ratio(*spec) for k, spec in RATIOS.items()}
+    out["jit_estimate_s"] = _median(c.get("native-1"), "build_s")
+    return out
+
+
+def ratio_stats(c: Comparison) -> dict[str, dict[str, float]]:
+    """Each summary ratio taken repeat by repeat (median and range): its reproducible spread."""
+    found = {k: c.paired_ratio(*spec) for k, spec in RATIOS.items()}
+    return {k: asdict(v) for k, v in found.items() if v is not None}
 
 
 def to_json(c: Comparison) -> dict[str, Any]:
@@ -54,9 +55,12 @@ def to_json(c: Comparison) -> dict[str, Any]:
         "compiler": c.compiler,
         "commands": c.commands,
         "summary": summary(c),
+        "ratio_stats": ratio_stats(c),
         "notes": {
             "jit_estimate_s": "measured time to build the device code for one native target "
                               "(native-1); an estimate of first-launch JIT work, not a JIT measurement",
+            "ratio_stats": "each summary ratio computed per repeat (repeats run round-robin across "
+                           "variants): median, low, high, n",
         },
         "results": [result(r) for r in c.results],
         "reproduction": c.reproduction,
@@ -92,9 +96,12 @@ def print_human(c: Comparison, console: Console) -> None:
         "file_ratio_native_over_spirv": "file size native / SPIR-V",
         "jit_estimate_s": "JIT work estimate: one-target device build, s (not measured on a GPU)",
     }
+    per_repeat = ratio_stats(c)
     for k, label in labels.items():
         if s[k] is not None:
-            console.print(f"  {label}: [bold]{s[k]:.2f}[/]")
+            rs = per_repeat.get(k)
+            rng = f" (per repeat {rs['low']:.2f}-{rs['high']:.2f})" if rs and rs["n"] > 1 else ""
+            console.print(f"  {label}: [bold]{s[k]:.2f}[/]{rng}")
     for r in c.results:
         if r.error:
             console.print(f"[red]{r.variant.name} failed[/]:\n{r.error}")
@@ -104,14 +111,16 @@ def print_human(c: Comparison, console: Console) -> None:
 
 def reproduction_table(rep: dict[str, Any]) -> Table:
     verdict = "[green]all within[/]" if rep["all_within"] else "[red]not all within[/]"
-    t = Table(title=f"against {rep['against']}: {verdict}")
+    drift = rep.get("timing_drift")
+    moved = f", build times {drift * 100:+.1f} %" if drift is not None else ""
+    t = Table(title=f"against {rep['against']}: {verdict}{moved}")
     for col in ("variant", "metric", "earlier median (range)", "now", ""):
         t.add_column(col, justify="left" if col in ("variant", "metric") else "right")
     for ch in rep["checks"]:
-        seconds = ch["metric"].endswith("_s")
+        as_bytes = ch["metric"].endswith("_bytes")
 
-        def fmt(v: float, seconds: bool = seconds) -> str:
-            return f"{v:.2f}" if seconds else f"{v:,.0f}"
+        def fmt(v: float, as_bytes: bool = as_bytes) -> str:
+            return f"{v:,.0f}" if as_bytes else f"{v:.2f}"
 
         t.add_row(ch["variant"], ch["metric"],
                   f"{fmt(ch['earlier_median'])} ({fmt(ch['earlier_low'])}-{fmt(ch['earlier_high'])})",
