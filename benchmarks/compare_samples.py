@@ -3,7 +3,8 @@ scaling 1..16) twice, the second run checked against the first (`--against`), an
 with the machine description under benchmarks/results/.
 
 Targets (issue: compare): native/SPIR-V build wall time >= 8; SPIR-V <= 0.8 x one native target;
-uncompressed .hip_fatbin native/SPIR-V >= 3; the second run lands within the first run's spread.
+uncompressed .hip_fatbin native/SPIR-V >= 3; the second run lands within the first run's spread
+(sizes, the ratios taken repeat by repeat, and absolute timings, each reported on its own).
 """
 
 from __future__ import annotations
@@ -58,9 +59,14 @@ def main() -> int:
     rep = second["reproduction"]
     outside = [c for c in rep["checks"] if not c["within"]]
     for c in outside:
-        print(f"run 2 {c['variant']} {c['metric']}: {c['median']:.3f} outside run 1's "
+        print(f"run 2 {c['kind']} {c['variant']} {c['metric']}: {c['median']:.3f} outside run 1's "
               f"{c['earlier_low']:.3f}-{c['earlier_high']:.3f}")
-    print(f"reproduction: {len(rep['checks']) - len(outside)}/{len(rep['checks'])} medians inside run 1's range")
+    for kind in ("size", "ratio", "timing"):
+        of_kind = [c for c in rep["checks"] if c["kind"] == kind]
+        inside = sum(c["within"] for c in of_kind)
+        print(f"reproduction, {kind}s: {inside}/{len(of_kind)} inside run 1's range")
+    if rep["timing_drift"] is not None:
+        print(f"run 2 build times moved {rep['timing_drift'] * 100:+.1f} % against run 1 (median over variants)")
     print(f"results in {FIRST} and {SECOND}")
     return 1 if failed or outside else 0
 
