@@ -87,7 +87,7 @@ def test_second_run_reproduces_sizes_against_the_first_report(toolchain: Path, t
     assert {c["variant"] for c in sizes} == {"native", "spirv", "native-1"}
     # Device code is bit-for-bit the same size on a second run (timings are the benchmark's business).
     assert all(c["within"] and c["median"] == c["earlier_median"] for c in sizes), sizes
-    size_ratios = {c["metric"]: c for c in rep["checks"] if c["kind"] == "ratio" and "fatbin" in c["metric"]}
+    size_ratios = {c["metric"]: c for c in rep["checks"] if c["ratio"] and "fatbin" in c["metric"]}
     assert size_ratios["fatbin_ratio_native_over_spirv"]["within"], size_ratios
     assert rep["sizes_within"] is True and isinstance(rep["timing_drift"], float)
     assert "## Reproduction" in (tmp_path / "two" / "report.md").read_text()

@@ -59,6 +59,8 @@ def test_spirv_wheel_every_shared_object_holds_one_spirv_entry(spirv_wheel: Path
     assert sos, "the wheel carries no shared object"
     for so in sos:
         assert device_entries(bundler(toolchain), so) == [SPIRV_ENTRY], so
+        # One translation unit, one bundle: exactly one device entry in the shared object.
+        assert [len(split_bundles(s)) for s in fatbin_sections(so)] == [1], so
 
 
 def test_spirv_wheel_records_what_it_carries(spirv_wheel: Path) -> None:
@@ -70,8 +72,11 @@ def test_spirv_wheel_records_what_it_carries(spirv_wheel: Path) -> None:
     assert so["targets"] == ["amdgcnspirv"] and so["spirv_only"] and so["managed"]
     (entry,) = so["device_entries"]
     assert entry["id"] == SPIRV_ENTRY and entry["kind"] == "spirv"
-    assert entry["kernel_count"] == 54 == so["kernel_count"]
+    # 54 small kernels and 34 library-style ones, one translation unit: one entry.
+    assert entry["kernel_count"] == 88 == so["kernel_count"]
     assert "_Z12saxpy_kernelIfEvT_PKS0_PS0_j" in entry["kernels"]
+    assert "_Z11gemm_kernelIfLi8ELi8ELi16EEvPKT_S2_PS0_jjjS0_S0_" in entry["kernels"]
+    assert "_Z17block_sort_kernelIyLi4EEvPT_jS0_" in entry["kernels"]
     assert 0 < entry["size"] == so["device_size"] < so["size"]
 
 
@@ -92,7 +97,7 @@ def test_native_wheel_from_the_usual_knobs(native_wheel: Path, toolchain: Path, 
     record = json.loads(dist_info_file(native_wheel, "rocm_spirv.json"))
     assert record["offload"] == "native"
     assert record["shared_objects"][0]["targets"] == ["gfx1100", "gfx942"]
-    assert all(e["kernel_count"] == 54 for e in record["shared_objects"][0]["device_entries"])
+    assert all(e["kernel_count"] == 88 for e in record["shared_objects"][0]["device_entries"])
     proc = inspect_require(native_wheel, "spirv-only")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert inspect_require(native_wheel, "native:gfx942,gfx1100").returncode == 0
@@ -175,19 +180,49 @@ def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, toolchain: Pat
     assert record["offload"] == "hybrid" and record["shared_objects"][0]["targets"] == ["amdgcnspirv", "gfx942"]
 
 
-def test_library_kernels_option_adds_a_second_spirv_module(wheelhouse: Path, toolchain: Path,
-                                                           tmp_path: Path) -> None:
-    """SPIRV_DEMO_LIBRARY_KERNELS=ON (benchmarks/wheel_sizes.py's library variants): one more .hip file,
-    so one more SPIR-V bundle in .hip_fatbin, and still nothing native."""
+def test_small_kernels_alone_with_library_kernels_off(wheelhouse: Path, toolchain: Path,
+                                                     tmp_path: Path) -> None:
+    """SPIRV_DEMO_LIBRARY_KERNELS=OFF (benchmarks/wheel_sizes.py's small variants): the 54 small
+    kernels only, still one SPIR-V bundle and nothing native."""
     whl = build_wheel(PROJECT, tmp_path / "dist", wheelhouse,
-                      [*compiler_settings(toolchain), "cmake.define.SPIRV_DEMO_LIBRARY_KERNELS=ON"])
+                      [*compiler_settings(toolchain), "cmake.define.SPIRV_DEMO_LIBRARY_KERNELS=OFF"])
     (so,) = shared_objects(whl, tmp_path / "x")
     assert device_entries(bundler(toolchain), so) == [SPIRV_ENTRY]
-    assert [len(split_bundles(s)) for s in fatbin_sections(so)] == [2]
+    assert [len(split_bundles(s)) for s in fatbin_sections(so)] == [1]
     record = json.loads(dist_info_file(whl, "rocm_spirv.json"))
     (rec,) = record["shared_objects"]
-    assert rec["spirv_only"] and rec["kernel_count"] == 54 + 34
-    assert sorted(e["kernel_count"] for e in rec["device_entries"]) == [34, 54]
-    kernels = {k for e in rec["device_entries"] for k in e["kernels"]}
-    assert "_Z11gemm_kernelIfLi8ELi8ELi16EEvPKT_S2_PS0_jjjS0_S0_" in kernels
-    assert "_Z17block_sort_kernelIyLi4EEvPT_jS0_" in kernels
+    (entry,) = rec["device_entries"]
+    assert rec["spirv_only"] and entry["kernel_count"] == 54
+    assert not [k for k in entry["kernels"] if "gemm_kernel" in k or "block_sort" in k]
+
+
+def test_compare_wheel_reports_wheel_and_installed_sizes(wheelhouse: Path, toolchain: Path,
+                                                         tmp_path: Path) -> None:
+    """`rocm-spirv compare --wheel`: each variant a real isolated `pip wheel` through its toolchain file."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "rocm_spirv", "compare", "--wheel", "--compiler", str(toolchain / "bin" / "clang++"),
+         "--archs", "gfx942,gfx1100", "--repeat", "1", "--compress", "--report", str(tmp_path / "r"), "--json"],
+        capture_output=True, text=True, env=offline_env(wheelhouse, COLUMNS="160"), check=False, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    data = json.loads(proc.stdout)
+    assert data["kind"] == "wheel" and data["project"] == str(PROJECT)
+    by_name = {r["variant"]["name"]: r for r in data["results"]}
+    assert set(by_name) == {"native", "spirv", "native-1", "native+compress", "spirv+compress"}
+    spirv = by_name["spirv"]["runs"][0]["artifacts"][0]
+    assert spirv["path"].startswith("spirv_demo-0.1.0-") and spirv["path"].endswith(".whl")
+    assert set(spirv["entries"]) == {SPIRV_ENTRY}
+    native = by_name["native"]["runs"][0]["artifacts"][0]
+    assert set(native["entries"]) == {"hipv4-amdgcn-amd-amdhsa--gfx942", "hipv4-amdgcn-amd-amdhsa--gfx1100"}
+    for art in (spirv, native):
+        assert 0 < art["fatbin_bytes"] < art["installed_bytes"] and 0 < art["file_bytes"] < art["installed_bytes"]
+    s = data["summary"]
+    assert s["jit_estimate_s"] is None  # a wheel build is no stand-in for the JIT
+    assert s["wheel_ratio_spirv_over_native"] == pytest.approx(spirv["file_bytes"] / native["file_bytes"])
+    assert s["installed_ratio_native_over_spirv"] == pytest.approx(native["installed_bytes"] / spirv["installed_bytes"])
+    # Two targets already carry more device code than the one SPIR-V module.
+    assert s["fatbin_ratio_native_over_spirv"] > 1
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "| wheel build s (median, range) |" in md and "pip wheel" in md
+    bad = subprocess.run([sys.executable, "-m", "rocm_spirv", "compare", "--wheel", str(SAMPLES / "kernels")],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "has no pyproject.toml" in bad.stderr

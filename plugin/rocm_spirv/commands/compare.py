@@ -23,16 +23,17 @@ from rocm_spirv.errors import UserError
 from rocm_spirv.resources import _PKG
 
 
-def default_project() -> Path:
-    for candidate in (_PKG / "samples" / "kernels", _PKG.parent.parent / "samples" / "kernels"):
+def default_project(sample: str = "kernels") -> Path:
+    for candidate in (_PKG / "samples" / sample, _PKG.parent.parent / "samples" / sample):
         if candidate.is_dir():
             return candidate
-    raise UserError("samples/kernels is not available in this installation", "pass a PROJECT_DIR")
+    raise UserError(f"samples/{sample} is not available in this installation", "pass a PROJECT_DIR")
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("compare", help="measure build time and size, per-arch vs SPIR-V")
-    p.add_argument("project", nargs="?", type=Path, help="CMake project (default: samples/kernels)")
+    p.add_argument("project", nargs="?", type=Path,
+                   help="CMake project (default: samples/kernels; with --wheel, samples/python_ext)")
     p.add_argument("--archs", help=f"native targets (default: {','.join(DEFAULT_ARCHS[:8])})")
     p.add_argument("--native-archs", help="also build hybrid: SPIR-V plus these native targets")
     p.add_argument("--scaling", help="numbers of native targets to plot against, e.g. 1,2,4,8,16")
@@ -43,14 +44,24 @@ def register(sub: Any) -> None:
     p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
     p.add_argument("--against", type=Path, metavar="REPORT_JSON",
                    help="check this run against an earlier report.json: is each median inside its range?")
+    p.add_argument("--wheel", action="store_true",
+                   help="build a Python wheel per variant with `pip wheel` (scikit-build-core projects) and "
+                        "measure wheel build time, wheel size and installed size")
+    p.add_argument("--no-build-isolation", action="store_true",
+                   help="with --wheel: build in this environment instead of pip's isolated one")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    project = (args.project or default_project()).resolve()
+    project = (args.project or default_project("python_ext" if args.wheel else "kernels")).resolve()
     if not (project / "CMakeLists.txt").is_file():
         raise UserError(f"{project} has no CMakeLists.txt", "pass the folder of a CMake project")
+    if args.wheel and not (project / "pyproject.toml").is_file():
+        raise UserError(f"{project} has no pyproject.toml, so --wheel cannot build it with pip wheel",
+                        "pass a scikit-build-core project, or drop --wheel to compare the CMake build")
+    if args.no_build_isolation and not args.wheel:
+        raise UserError("--no-build-isolation applies to --wheel builds only", "add --wheel or drop it")
     if args.repeat < 1:
         raise UserError("--repeat must be at least 1", "use e.g. --repeat 3")
     earlier = reproduce.load(args.against) if args.against else None
@@ -61,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
     native = planning.parse_archs(args.native_archs, comp.gfx_targets) if args.native_archs else []
     scaling = planning.parse_scaling(args.scaling, len(DEFAULT_ARCHS))
     variants = planning.variants(archs, native, scaling, args.compress)
-    setup = Setup(project, comp, args.jobs)
+    setup = Setup(project, comp, args.jobs, wheel=args.wheel, build_isolation=not args.no_build_isolation)
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
                 "spirv_flags": comp.spirv_flags}
     console = Console(stderr=args.json)

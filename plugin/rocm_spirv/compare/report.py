@@ -28,7 +28,13 @@ def _median(r: VariantResult | None, attr: str) -> float | None:
 
 def summary(c: Comparison) -> dict[str, float | None]:
     out: dict[str, float | None] = {k: c.ratio(*spec) for k, spec in RATIOS.items()}
-    out["jit_estimate_s"] = _median(c.get("native-1"), "build_s")
+    if c.kind == "wheel":
+        # A wheel build is host code, packaging and pip too: no stand-in for the JIT's work.
+        out["jit_estimate_s"] = None
+        files = out["file_ratio_native_over_spirv"]
+        out["wheel_ratio_spirv_over_native"] = 1 / files if files else None
+    else:
+        out["jit_estimate_s"] = _median(c.get("native-1"), "build_s")
     return out
 
 
@@ -43,13 +49,16 @@ def to_json(c: Comparison) -> dict[str, Any]:
         d: dict[str, Any] = {"variant": asdict(r.variant), "offload_archs": r.variant.offload_archs,
                              "ok": r.ok, "error": r.error, "runs": [asdict(x) for x in r.runs]}
         if r.ok:
-            d["stats"] = {k: asdict(r.spread(k)) for k in ("configure_s", "build_s", "cpu_s",
-                                                           "file_bytes", "fatbin_bytes")}
+            keys = ["configure_s", "build_s", "cpu_s", "file_bytes", "fatbin_bytes"]
+            if c.kind == "wheel":
+                keys.append("installed_bytes")
+            d["stats"] = {k: asdict(r.spread(k)) for k in keys}
         return d
 
     return {
         "schema": SCHEMA,
         "project": c.project,
+        "kind": c.kind,
         "partial": c.partial,
         "machine": c.machine,
         "compiler": c.compiler,
@@ -68,20 +77,30 @@ def to_json(c: Comparison) -> dict[str, Any]:
 
 
 def table(c: Comparison) -> Table:
-    t = Table(title=f"rocm-spirv compare: {c.project}" + (" (partial)" if c.partial else ""))
-    for col in ("variant", "targets", "configure s", "build s (median, range)", "CPU s", "files", ".hip_fatbin"):
+    wheel = c.kind == "wheel"
+    t = Table(title=f"rocm-spirv compare{' --wheel' if wheel else ''}: {c.project}"
+              + (" (partial)" if c.partial else ""))
+    cols = (["variant", "targets", "wheel build s (median, range)", "CPU s", "wheel", "installed", "device code"]
+            if wheel else
+            ["variant", "targets", "configure s", "build s (median, range)", "CPU s", "files", ".hip_fatbin"])
+    for col in cols:
         t.add_column(col, justify="right" if col not in ("variant", "targets") else "left")
     for r in c.results:
         archs = ",".join(r.variant.offload_archs)
         if len(archs) > 40:
             archs = f"{len(r.variant.offload_archs)} targets"
         if not r.ok:
-            t.add_row(r.variant.name, archs, "-", "[red]failed[/]", "-", "-", "-")
+            t.add_row(r.variant.name, archs, *(["[red]failed[/]"] + ["-"] * 4 if wheel else
+                                               ["-", "[red]failed[/]", "-", "-", "-"]))
             continue
         b = r.spread("build_s")
-        t.add_row(r.variant.name, archs, f"{r.spread('configure_s').median:.2f}",
-                  f"{b.median:.2f} ({b.low:.2f}-{b.high:.2f})", f"{r.spread('cpu_s').median:.2f}",
-                  _kib(r.spread("file_bytes").median), _kib(r.spread("fatbin_bytes").median))
+        timing = f"{b.median:.2f} ({b.low:.2f}-{b.high:.2f})"
+        cpu = f"{r.spread('cpu_s').median:.2f}"
+        files, fatbin = _kib(r.spread("file_bytes").median), _kib(r.spread("fatbin_bytes").median)
+        if wheel:
+            t.add_row(r.variant.name, archs, timing, cpu, files, _kib(r.spread("installed_bytes").median), fatbin)
+        else:
+            t.add_row(r.variant.name, archs, f"{r.spread('configure_s').median:.2f}", timing, cpu, files, fatbin)
     return t
 
 
@@ -93,12 +112,14 @@ def print_human(c: Comparison, console: Console) -> None:
         "build_wall_ratio_spirv_over_native1": "build time SPIR-V / one native target",
         "fatbin_ratio_native_over_spirv": ".hip_fatbin native / SPIR-V (uncompressed)",
         "fatbin_ratio_native_over_spirv_compressed": ".hip_fatbin native / SPIR-V (--offload-compress)",
-        "file_ratio_native_over_spirv": "file size native / SPIR-V",
+        "file_ratio_native_over_spirv": ("wheel" if c.kind == "wheel" else "file") + " size native / SPIR-V",
+        "installed_ratio_native_over_spirv": "installed (unpacked wheel) size native / SPIR-V",
+        "wheel_ratio_spirv_over_native": "wheel size SPIR-V / native",
         "jit_estimate_s": "JIT work estimate: one-target device build, s (not measured on a GPU)",
     }
     per_repeat = ratio_stats(c)
     for k, label in labels.items():
-        if s[k] is not None:
+        if s.get(k) is not None:
             rs = per_repeat.get(k)
             rng = f" (per repeat {rs['low']:.2f}-{rs['high']:.2f})" if rs and rs["n"] > 1 else ""
             console.print(f"  {label}: [bold]{s[k]:.2f}[/]{rng}")
@@ -110,21 +131,26 @@ def print_human(c: Comparison, console: Console) -> None:
 
 
 def reproduction_table(rep: dict[str, Any]) -> Table:
-    verdict = "[green]all within[/]" if rep["all_within"] else "[red]not all within[/]"
-    drift = rep.get("timing_drift")
-    moved = f", build times {drift * 100:+.1f} %" if drift is not None else ""
-    t = Table(title=f"against {rep['against']}: {verdict}{moved}")
-    for col in ("variant", "metric", "earlier median (range)", "now", ""):
+    verdict = "[green]reproduced[/]" if rep["reproduced"] else "[red]not reproduced[/]"
+    notes = []
+    if rep.get("timings_within") is not None:
+        notes.append(f"{rep['timing_misses']}/{rep['timing_checks']} timings outside "
+                     f"(chance allows {rep['timing_misses_allowed']})")
+    if rep.get("timing_drift") is not None:
+        notes.append(f"build times {rep['timing_drift'] * 100:+.1f} %")
+    t = Table(title=f"against {rep['against']}: {verdict}" + (f" ({'; '.join(notes)})" if notes else ""))
+    for col in ("variant", "metric", "earlier median (95% interval)", "now", ""):
         t.add_column(col, justify="left" if col in ("variant", "metric") else "right")
     for ch in rep["checks"]:
-        as_bytes = ch["metric"].endswith("_bytes")
-
-        def fmt(v: float, as_bytes: bool = as_bytes) -> str:
-            return f"{v:,.0f}" if as_bytes else f"{v:.2f}"
-
-        t.add_row(ch["variant"], ch["metric"],
-                  f"{fmt(ch['earlier_median'])} ({fmt(ch['earlier_low'])}-{fmt(ch['earlier_high'])})",
-                  fmt(ch["median"]), "ok" if ch["within"] else "[red]outside[/]")
+        spec = (".3f" if ch["ratio"] else ",.0f") if ch["kind"] == "size" else ".2f"
+        earlier = format(ch["earlier_median"], spec)
+        if ch["kind"] != "size":
+            lo, hi = ch["earlier_expected_low"], ch["earlier_expected_high"]
+            if lo is None:
+                lo, hi = ch["earlier_low"], ch["earlier_high"]
+            earlier += f" ({lo:{spec}}-{hi:{spec}})"
+        t.add_row(ch["variant"], ch["metric"], earlier, format(ch["median"], spec),
+                  "ok" if ch["within"] else "[red]outside[/]")
     return t
 
 

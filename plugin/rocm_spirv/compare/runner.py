@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_spirv.compare.model import Run, Variant
-from rocm_spirv.compare.sizes import find_artifacts
+from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.generate.toolchain_file import ToolchainFile, ToolchainRequest, canonical_command, render
 from rocm_spirv.toolchain.probe import ProbeResult
@@ -30,6 +30,8 @@ class Setup:
     project: Path
     compiler: ProbeResult
     jobs: int
+    wheel: bool = False  # build with `pip wheel` (scikit-build-core) instead of cmake
+    build_isolation: bool = True  # pip's isolated build environment (wheel mode)
 
     def tool(self, name: str) -> str:
         beside = Path(sys.executable).parent / name
@@ -62,6 +64,20 @@ def configure_command(setup: Setup, variant: Variant, build: Path, tc_path: Path
     ]
 
 
+def wheel_command(setup: Setup, variant: Variant, build: Path, tc_path: Path) -> list[str]:
+    """pip wheel through the same toolchain file, with scikit-build-core's build dir pinned
+    (fixed paths keep clang's -cuid, and so the device code, the same between runs)."""
+    flags = ["--offload-compress"] if variant.compress else []
+    return [
+        sys.executable, "-m", "pip", "wheel", str(setup.project), "--no-deps", "-w", str(build / "dist"),
+        *([] if setup.build_isolation else ["--no-build-isolation"]),
+        f"-Cbuild-dir={build / 'build'}", "-Ccmake.build-type=Release",
+        f"-Ccmake.define.CMAKE_TOOLCHAIN_FILE={tc_path}",
+        *([f"-Ccmake.define.CMAKE_HIP_FLAGS={' '.join(flags)}",
+           f"-Ccmake.define.CMAKE_CXX_FLAGS={' '.join(flags)}"] if flags else []),
+    ]
+
+
 def build_command(setup: Setup, build: Path) -> list[str]:
     return [setup.tool("cmake"), "--build", str(build), "--parallel", str(setup.jobs)]
 
@@ -71,10 +87,10 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def _timed(cmd: list[str], step: str) -> float:
+def _timed(cmd: list[str], step: str, **env: str) -> float:
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                          env={**os.environ, "CLICOLOR_FORCE": "0"})
+                          env={**os.environ, "CLICOLOR_FORCE": "0", **env})
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         lines = (proc.stdout + proc.stderr).strip().splitlines()
@@ -90,6 +106,8 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
     write_atomic(tc_path, toolchain_file(setup, variant).text)
     cpu0 = _children_cpu()
     try:
+        if setup.wheel:
+            return _wheel_once(setup, variant, build, tc_path, cpu0)
         conf = _timed(configure_command(setup, variant, build, tc_path), "configure")
         bld = _timed(build_command(setup, build), "build")
         cpu = _children_cpu() - cpu0
@@ -99,3 +117,14 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
         return Run(conf, bld, cpu, artifacts)
     finally:
         shutil.rmtree(build, ignore_errors=True)
+
+
+def _wheel_once(setup: Setup, variant: Variant, build: Path, tc_path: Path, cpu0: float) -> Run:
+    # pip configures and builds in one step: the whole of it is the wheel's build time.
+    elapsed = _timed(wheel_command(setup, variant, build, tc_path), "pip wheel",
+                     CMAKE_BUILD_PARALLEL_LEVEL=str(setup.jobs))
+    cpu = _children_cpu() - cpu0
+    wheels = sorted((build / "dist").glob("*.whl"))
+    if len(wheels) != 1:
+        raise BuildFailed("pip wheel", f"expected one wheel in {build / 'dist'}, found {len(wheels)}")
+    return Run(0.0, elapsed, cpu, [wheel_artifact(wheels[0])])

@@ -20,6 +20,7 @@ from rocm_spirv.compare.runner import (
     generate_command,
     run_once,
     toolchain_path,
+    wheel_command,
 )
 from rocm_spirv.errors import UserError
 from rocm_spirv.toolchain.paths import cache_dir
@@ -44,7 +45,8 @@ def machine() -> dict[str, str]:
 
 def compare(setup: Setup, plan: list[Variant], repeat: int, compiler: dict[str, object],
             progress: Callable[[str], None] = lambda _msg: None) -> Comparison:
-    c = Comparison(str(setup.project), machine(), compiler, [VariantResult(v) for v in plan])
+    c = Comparison(str(setup.project), machine(), compiler, [VariantResult(v) for v in plan],
+                   kind="wheel" if setup.wheel else "cmake")
     with work_dir(setup.project) as work:
         _run_all(c, setup, work, repeat, progress)
     return c
@@ -76,7 +78,10 @@ def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Cal
         for vr in c.results:
             build = work / vr.variant.name
             c.commands.append(generate_command(setup, vr.variant, toolchain_path(build)))
-            c.commands.append(configure_command(setup, vr.variant, build, toolchain_path(build)))
+            if setup.wheel:
+                c.commands.append(wheel_command(setup, vr.variant, build, toolchain_path(build)))
+            else:
+                c.commands.append(configure_command(setup, vr.variant, build, toolchain_path(build)))
         # Round-robin over the variants, one repeat at a time: a slow phase of the machine then
         # widens every variant's spread a little instead of shifting one variant's median.
         for i in range(repeat):
@@ -88,7 +93,8 @@ def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Cal
                     vr.runs.append(run_once(setup, vr.variant, work / vr.variant.name))
                 except BuildFailed as err:
                     vr.error = f"{err.step} failed:\n{err.tail}"
-        c.commands.append(build_command(setup, work / "<variant>"))
+        if not setup.wheel:
+            c.commands.append(build_command(setup, work / "<variant>"))
     except KeyboardInterrupt:
         c.partial = True
         c.results = [r for r in c.results if r.runs or r.error]

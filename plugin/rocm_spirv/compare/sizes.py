@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 from rocm_spirv.compare.model import Artifact
@@ -37,3 +38,12 @@ def find_artifacts(build_dir: Path) -> list[Artifact]:
             if a is not None:
                 found.append(a)
     return found
+
+
+def wheel_artifact(wheel: Path) -> Artifact:
+    """A built wheel: its file size, its members unpacked, and the device code inside."""
+    with zipfile.ZipFile(wheel) as z:
+        installed = sum(i.file_size for i in z.infolist())
+    found = artifact(wheel)
+    entries, stored = (found.entries, found.fatbin_bytes) if found is not None else ({}, 0)
+    return Artifact(wheel.name, wheel.stat().st_size, stored, entries, installed)

@@ -67,6 +67,12 @@ DEMO_TYPE(unsigned)
 DEMO_TYPE(long long)
 DEMO_TYPE(unsigned long long)
 
+// The library-scale kernels, in this translation unit so the shared object carries one device
+// entry per target (-DSPIRV_DEMO_LIBRARY_KERNELS=OFF builds the small kernels above alone).
+#if SPIRV_DEMO_LIBRARY_KERNELS
+#include "library_kernels.inc"
+#endif
+
 namespace spirv_demo {
 
 hipError_t saxpy(float a, const float* x, float* y, size_t n, const char** what) {
