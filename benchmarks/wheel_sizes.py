@@ -97,7 +97,8 @@ def measure(wheel: Path) -> dict[str, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--prefix", type=Path, default=Path("/tmp/tc"), help="provisioned toolchain prefix")
+    ap.add_argument("--prefix", type=Path, default=Path.home() / ".local/share/rocm-spirv/toolchain",
+                    help="provisioned toolchain prefix")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args()

@@ -219,6 +219,9 @@ def test_compare_wheel_reports_wheel_and_installed_sizes(wheelhouse: Path, toolc
     assert s["jit_estimate_s"] is None  # a wheel build is no stand-in for the JIT
     assert s["wheel_ratio_spirv_over_native"] == pytest.approx(spirv["file_bytes"] / native["file_bytes"])
     assert s["installed_ratio_native_over_spirv"] == pytest.approx(native["installed_bytes"] / spirv["installed_bytes"])
+    packed = {n: by_name[n]["runs"][0]["artifacts"][0]["file_bytes"] for n in ("spirv+compress", "native+compress")}
+    assert s["wheel_ratio_spirv_over_native_compressed"] == pytest.approx(
+        packed["spirv+compress"] / packed["native+compress"])
     # Two targets already carry more device code than the one SPIR-V module.
     assert s["fatbin_ratio_native_over_spirv"] > 1
     md = (tmp_path / "r" / "report.md").read_text()

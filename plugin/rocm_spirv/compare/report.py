@@ -33,6 +33,8 @@ def summary(c: Comparison) -> dict[str, float | None]:
         out["jit_estimate_s"] = None
         files = out["file_ratio_native_over_spirv"]
         out["wheel_ratio_spirv_over_native"] = 1 / files if files else None
+        packed = c.ratio("spirv+compress", "native+compress", "file_bytes")
+        out["wheel_ratio_spirv_over_native_compressed"] = packed
     else:
         out["jit_estimate_s"] = _median(c.get("native-1"), "build_s")
     return out
@@ -115,6 +117,7 @@ def print_human(c: Comparison, console: Console) -> None:
         "file_ratio_native_over_spirv": ("wheel" if c.kind == "wheel" else "file") + " size native / SPIR-V",
         "installed_ratio_native_over_spirv": "installed (unpacked wheel) size native / SPIR-V",
         "wheel_ratio_spirv_over_native": "wheel size SPIR-V / native",
+        "wheel_ratio_spirv_over_native_compressed": "wheel size SPIR-V / native (--offload-compress)",
         "jit_estimate_s": "JIT work estimate: one-target device build, s (not measured on a GPU)",
     }
     per_repeat = ratio_stats(c)
