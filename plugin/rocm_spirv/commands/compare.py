@@ -43,7 +43,8 @@ def register(sub: Any) -> None:
     p.add_argument("--compiler", help="clang++ to use (default: discovered)")
     p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
     p.add_argument("--against", type=Path, metavar="REPORT_JSON",
-                   help="check this run against an earlier report.json: is each median inside its range?")
+                   help="check this run against an earlier report.json: identical sizes, "
+                        "timings inside its 95%% intervals")
     p.add_argument("--wheel", action="store_true",
                    help="build a Python wheel per variant with `pip wheel` (scikit-build-core projects) and "
                         "measure wheel build time, wheel size and installed size")

@@ -31,10 +31,8 @@ def summary(c: Comparison) -> dict[str, float | None]:
     if c.kind == "wheel":
         # A wheel build is host code, packaging and pip too: no stand-in for the JIT's work.
         out["jit_estimate_s"] = None
-        files = out["file_ratio_native_over_spirv"]
-        out["wheel_ratio_spirv_over_native"] = 1 / files if files else None
-        packed = c.ratio("spirv+compress", "native+compress", "file_bytes")
-        out["wheel_ratio_spirv_over_native_compressed"] = packed
+        out["wheel_ratio_spirv_over_native"] = c.ratio("spirv", "native", "file_bytes")
+        out["wheel_ratio_spirv_over_native_compressed"] = c.ratio("spirv+compress", "native+compress", "file_bytes")
     else:
         out["jit_estimate_s"] = _median(c.get("native-1"), "build_s")
     return out

@@ -42,9 +42,10 @@ class Check:
 
     @property
     def within(self) -> bool:
-        if self.size or self.earlier_expected_low is None or self.earlier_expected_high is None:
+        lo, hi = self.earlier_expected_low, self.earlier_expected_high
+        if self.size or lo is None or hi is None:
             return self.within_range
-        return self.earlier_expected_low <= self.median <= self.earlier_expected_high
+        return lo <= self.median <= hi
 
     def to_json(self) -> dict[str, Any]:
         return {"variant": self.variant, "metric": self.metric, "kind": "size" if self.size else "timing",

@@ -77,11 +77,10 @@ def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Cal
     try:
         for vr in c.results:
             build = work / vr.variant.name
-            c.commands.append(generate_command(setup, vr.variant, toolchain_path(build)))
-            if setup.wheel:
-                c.commands.append(wheel_command(setup, vr.variant, build, toolchain_path(build)))
-            else:
-                c.commands.append(configure_command(setup, vr.variant, build, toolchain_path(build)))
+            tc_path = toolchain_path(build)
+            c.commands.append(generate_command(setup, vr.variant, tc_path))
+            make = wheel_command if setup.wheel else configure_command
+            c.commands.append(make(setup, vr.variant, build, tc_path))
         # Round-robin over the variants, one repeat at a time: a slow phase of the machine then
         # widens every variant's spread a little instead of shifting one variant's median.
         for i in range(repeat):
