@@ -9,12 +9,11 @@ from pathlib import Path
 import jinja2
 
 from rocm_spirv import __version__
-from rocm_spirv.doctor import choose
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.resources import templates_dir
-from rocm_spirv.toolchain.discover import candidates
-from rocm_spirv.toolchain.probe import ProbeResult, probe
+from rocm_spirv.toolchain.choose import resolve
+from rocm_spirv.toolchain.probe import ProbeResult
 
 DEFAULT_OUTPUT = Path("rocm_spirv")
 DEFAULT_ARCHS = ["gfx942"]
@@ -55,20 +54,7 @@ class BazelConfig:
 
 def find_compiler(compiler: str | None) -> ProbeResult:
     """The compiler the repository will use: the one given, else what discovery picks."""
-    results = [probe(c) for c in candidates(compiler)]
-    if compiler:
-        r = results[0]
-        if not r.hip:
-            why = r.errors[0] if r.errors else "no HIP support"
-            raise UserError(f"{compiler} cannot compile HIP for AMD GPUs ({why})",
-                            "pass a clang++ built with the AMDGPU backend, or run "
-                            "`rocm-spirv toolchain provision` and use its bin/clang++")
-        return r
-    best = choose(results)
-    if best is None:
-        raise UserError("no HIP-capable clang++ found",
-                        "run `rocm-spirv toolchain provision`, or pass --compiler PATH")
-    return best
+    return resolve(compiler)
 
 
 def _env() -> jinja2.Environment:

@@ -1,23 +1,59 @@
-"""Which offload modes the machine can build, and the exact command for each missing piece."""
+"""Which offload modes the machine can build, proven by building a real HIP program in each.
+
+A mode is `ready` only when the chosen compiler compiles *and links* a small
+real program (hip_runtime.h, threadIdx, a device-library math call, a runtime
+API call) for it. A failure names the step and the exact remedy.
+"""
 
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
 
+from rocm_spirv.toolchain.choose import choose
 from rocm_spirv.toolchain.probe import ProbeResult
+from rocm_spirv.toolchain.provision import read_manifest, sha256
+
+Mode = Literal["native", "spirv", "hybrid"]
+MODES: tuple[Mode, ...] = ("native", "spirv", "hybrid")
+PROVISION = "rocm-spirv toolchain provision"
 
 REMEDY = {
-    "compiler": "pip install 'rocm-spirv[clang]' && rocm-spirv toolchain provision",
-    "spirv": "rocm-spirv toolchain provision (clang 22 with the in-tree SPIR-V backend)",
-    "bundler": "apt-get install clang-tools-19 (it ships clang-offload-bundler), then rocm-spirv toolchain provision",
-    "hip_headers": "rocm-spirv toolchain provision --hip-headers (ROCm 7 HIP headers from the triton wheel)",
-    "device_libs": "install ROCm device libraries (rocm-device-libs) or build with -nogpulib",
-    "hip_runtime": "apt-get install libamdhip64-dev",
+    "compiler": f"apt-get install clang-22 lld-22 llvm-22 clang-tools-22 && {PROVISION}",
+    "prefix": f"{PROVISION} (rebuilds the prefix from what is installed now)",
+    "spirv": f"{PROVISION} (clang 22 with the in-tree SPIR-V backend)",
+    "bundler": f"apt-get install clang-tools-22, then {PROVISION}",
+    "hip_headers": f"{PROVISION} (ROCm 7 HIP headers from the PyPI triton wheel)",
+    "device_libs": f"{PROVISION} (ROCm 7 device libraries in <prefix>/amdgcn/bitcode)",
+    "hip_runtime": f"{PROVISION} (a link-only ROCm 7 libamdhip64 in <prefix>/lib)",
     "spirv_val": "apt-get install spirv-tools",
     "cmake": "pip install cmake",
     "ninja": "pip install ninja",
 }
+
+PROGRAM = r"""
+#include <hip/hip_runtime.h>
+#include <cstdio>
+__global__ void probe(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = expf(x[i]) + log1pf(x[i]);
+}
+int main() {
+  int count = 0;
+  if (hipGetDeviceCount(&count) != hipSuccess || count == 0) { std::printf("no AMD GPU\n"); return 0; }
+  hipDeviceProp_t prop;
+  if (hipGetDeviceProperties(&prop, 0) != hipSuccess) return 1;
+  float* d = nullptr;
+  if (hipMalloc(&d, 64 * sizeof(float)) != hipSuccess) return 1;
+  probe<<<1, 64>>>(d, 64);
+  return hipDeviceSynchronize() == hipSuccess ? 0 : 1;
+}
+"""
 
 
 @dataclass
@@ -30,9 +66,12 @@ class Check:
 
 @dataclass
 class ModeStatus:
-    mode: str
+    mode: Mode
     ready: bool
     missing: list[str] = field(default_factory=list)
+    step: str | None = None  # the build step that failed: compile | link
+    detail: str = ""
+    remedy: str = ""
 
 
 @dataclass
@@ -46,15 +85,68 @@ class Diagnosis:
         return any(m.mode == "spirv" and m.ready for m in self.modes)
 
 
-def choose(results: list[ProbeResult]) -> ProbeResult | None:
-    """The compiler builds will use: the first that emits SPIR-V, else the first HIP one."""
-    for r in results:
-        if r.hip and r.can_spirv and r.source != "ziglang":
-            return r
-    return next((r for r in results if r.hip and r.source != "ziglang"), None)
+def prefix_problems(prefix: Path) -> list[str]:
+    """What is wrong with a provisioned prefix now: vanished inputs, changed files."""
+    manifest = read_manifest(prefix)
+    if manifest is None:
+        return [f"{prefix}/manifest.json is missing or from another rocm-spirv version"]
+    problems = [f"{p} is gone" for p in manifest.external if not Path(p).exists()]
+    for rel, digest in manifest.files.items():
+        path = prefix / rel
+        if not path.is_file():
+            problems.append(f"{path} is missing")
+        elif rel.startswith("bin/") and sha256(path) != digest:
+            problems.append(f"{path} was changed")
+    return problems
 
 
-def diagnose(results: list[ProbeResult]) -> Diagnosis:
+def _remedy_for(output: str) -> str:
+    if re.search(r"cannot find ROCm device librar|__ocml_|__ockl_|__oclc_", output):
+        return "device_libs"
+    if re.search(r"hip/[\w/]+\.h'? file not found|hip_runtime\.h", output):
+        return "hip_headers"
+    if re.search(r"amdhip64|undefined reference to `_?_?hip", output):
+        return "hip_runtime"
+    return "compiler"
+
+
+def _tail(output: str) -> str:
+    lines = [ln.strip() for ln in output.splitlines() if "error" in ln.lower()]
+    return (lines or [ln.strip() for ln in output.splitlines() if ln.strip()] or ["no output"])[0]
+
+
+def native_arch(compiler: ProbeResult) -> str:
+    return next((a for a in ("gfx942", "gfx90a", "gfx1100") if a in compiler.gfx_targets),
+                compiler.gfx_targets[0] if compiler.gfx_targets else "gfx942")
+
+
+def build_program(compiler: ProbeResult, mode: Mode, workdir: Path) -> ModeStatus:
+    """Compile and link PROGRAM for one mode; the status names the failing step."""
+    archs = {"native": [native_arch(compiler)], "spirv": ["amdgcnspirv"],
+             "hybrid": ["amdgcnspirv", native_arch(compiler)]}[mode]
+    src = workdir / "program.hip"
+    src.write_text(PROGRAM)
+    obj, exe = workdir / f"{mode}.o", workdir / mode
+    flags = [] if mode == "native" else [f if not f.startswith("-fvisibility") else f"-Xarch_amdgcnspirv {f}"
+                                         for f in compiler.spirv_flags]
+    flat = [w for f in flags for w in f.split()]
+    steps = [
+        ("compile", [*compiler.argv, "-x", "hip", *(f"--offload-arch={a}" for a in archs), *flat,
+                     "-O1", "-c", str(src), "-o", str(obj)]),
+        ("link", [*compiler.argv, "--hip-link", str(obj), "-o", str(exe)]),
+    ]
+    for step, argv in steps:
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=300, cwd=workdir)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            return ModeStatus(mode, False, [], step, str(err), REMEDY["compiler"])
+        if proc.returncode != 0:
+            out = proc.stderr + proc.stdout
+            return ModeStatus(mode, False, [], step, _tail(out), REMEDY[_remedy_for(out)])
+    return ModeStatus(mode, True, [], None, f"built {exe.name} for {';'.join(archs)}")
+
+
+def diagnose(results: list[ProbeResult], build: bool = True) -> Diagnosis:
     best = choose(results)
     checks: list[Check] = []
 
@@ -63,6 +155,9 @@ def diagnose(results: list[ProbeResult]) -> Diagnosis:
 
     check("compiler", best is not None,
           f"{best.path} (clang {best.version}, {best.source})" if best else "no HIP-capable clang++ found")
+    if best is not None and best.provisioned_prefix:
+        problems = prefix_problems(Path(best.provisioned_prefix))
+        check("prefix", not problems, "; ".join(problems) or f"{best.provisioned_prefix} intact")
     check("spirv", bool(best and best.can_spirv),
           f"amdgcnspirv via {best.spirv_path} {' '.join(best.spirv_flags)}".strip()
           if best and best.can_spirv else "cannot emit amdgcnspirv")
@@ -70,19 +165,29 @@ def diagnose(results: list[ProbeResult]) -> Diagnosis:
     ready_headers = [h for h in (best.hip_headers if best else []) if h.spirv_ready]
     check("hip_headers", bool(ready_headers),
           f"HIP {ready_headers[0].version} in {ready_headers[0].include_dir}" if ready_headers
-          else "no ROCm >= 7 HIP headers (builtin-only kernels still build)")
-    check("device_libs", bool(best and best.device_libs), (best.device_libs if best else None)
-          or "none (native builds need -nogpulib; SPIR-V links them at JIT time)")
+          else "no ROCm >= 7 HIP headers")
+    check("device_libs", bool(best and best.device_libs), (best.device_libs if best else None) or "missing")
     check("hip_runtime", bool(best and best.hip_runtime), (best.hip_runtime if best else None) or "missing")
-    check("spirv_val", bool(shutil.which("spirv-val")), shutil.which("spirv-val") or "missing")
-    check("cmake", bool(shutil.which("cmake")), shutil.which("cmake") or "missing")
-    check("ninja", bool(shutil.which("ninja")), shutil.which("ninja") or "missing")
+    for tool in ("spirv_val", "cmake", "ninja"):
+        found = shutil.which(tool.replace("_", "-"))
+        check(tool, bool(found), found or "missing")
     ok = {c.name: c.ok for c in checks}
-    need = {
-        "native": ["compiler", "bundler"],
-        "spirv": ["compiler", "spirv", "bundler"],
-        "hybrid": ["compiler", "spirv", "bundler"],
+    base = ["compiler", "prefix", "bundler", "hip_headers", "hip_runtime"]
+    need: dict[Mode, list[str]] = {
+        "native": [*base, "device_libs"],
+        "spirv": [*base, "spirv"],
+        "hybrid": [*base, "spirv", "device_libs"],
     }
-    modes = [ModeStatus(m, all(ok[n] for n in req), [n for n in req if not ok[n]])
-             for m, req in need.items()]
+    modes: list[ModeStatus] = []
+    with tempfile.TemporaryDirectory(prefix="rocm-spirv-doctor-") as tmp:
+        for mode in MODES:
+            missing = [n for n in need[mode] if not ok.get(n, True)]
+            if missing or best is None:
+                first = missing[0] if missing else "compiler"
+                modes.append(ModeStatus(mode, False, missing, None, f"needs {', '.join(missing)}",
+                                        REMEDY[first]))
+            elif build:
+                modes.append(build_program(best, mode, Path(tmp)))
+            else:
+                modes.append(ModeStatus(mode, True, [], None, "not built (--no-build)"))
     return Diagnosis(best, checks, modes)

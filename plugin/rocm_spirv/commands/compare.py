@@ -11,16 +11,15 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from rocm_spirv.commands.toolchain import probe_all
 from rocm_spirv.compare import plan as planning
 from rocm_spirv.compare import reproduce
 from rocm_spirv.compare.model import DEFAULT_ARCHS
 from rocm_spirv.compare.report import print_human, to_json, write_report
 from rocm_spirv.compare.runner import Setup
 from rocm_spirv.compare.session import compare
-from rocm_spirv.doctor import choose
 from rocm_spirv.errors import UserError
 from rocm_spirv.resources import _PKG
+from rocm_spirv.toolchain.choose import choose, probe_all
 
 
 def default_project(sample: str = "kernels") -> Path:

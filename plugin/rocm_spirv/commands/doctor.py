@@ -11,21 +11,23 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from rocm_spirv.commands.toolchain import probe_all
 from rocm_spirv.doctor import diagnose
+from rocm_spirv.toolchain.choose import probe_all
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("doctor", help="check the toolchain for native, spirv and hybrid builds")
     p.add_argument("--compiler", help="check this compiler instead of discovering one")
     p.add_argument("--prefix", type=Path, help="provisioned prefix to look in")
+    p.add_argument("--no-build", action="store_true",
+                   help="skip building the real HIP test program for each mode")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     results = probe_all(args.compiler, args.prefix)
-    d = diagnose(results)
+    d = diagnose(results, build=not args.no_build)
     if args.json:
         print(json.dumps({
             "ok": d.ok,
@@ -43,6 +45,10 @@ def _run(args: argparse.Namespace) -> int:
         table.add_row(c.name, "[green]ok[/]" if c.ok else "[red]missing[/]", c.detail, c.remedy)
     console.print(table)
     for m in d.modes:
-        state = "ready" if m.ready else f"not ready (needs {', '.join(m.missing)})"
-        console.print(f"mode {m.mode}: {state}")
+        if m.ready:
+            console.print(f"mode {m.mode}: ready ({m.detail})", markup=False, highlight=False)
+        else:
+            where = f"{m.step} failed: " if m.step else ""
+            console.print(f"mode {m.mode}: not ready ({where}{m.detail})\n  remedy: {m.remedy}",
+                          markup=False, highlight=False)
     return 0 if d.ok else 1

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rocm_spirv.commands.toolchain import resolve_compiler
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.generate.presets import MODES, TOOLCHAIN_DIR, merge, toolchain_file_name
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, parse_archs, render
+from rocm_spirv.toolchain.choose import resolve
 
 
 def register(sub: Any) -> None:
@@ -31,7 +31,7 @@ def register(sub: Any) -> None:
 def _generate(args: argparse.Namespace) -> int:
     out: Path = args.output
     archs = parse_archs(args.native_archs)
-    compiler = resolve_compiler(args.compiler, "spirv")
+    compiler = resolve(args.compiler, "spirv")
     files = {mode: render(ToolchainRequest(mode, archs), compiler) for mode in MODES}
     existing = out.read_text() if out.is_file() else None
     # Everything is checked before anything is written: a conflict leaves no trace.

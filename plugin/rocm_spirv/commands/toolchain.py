@@ -7,16 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from rocm_spirv.doctor import REMEDY, choose
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.generate.toolchain_file import MODES, ToolchainRequest, parse_archs, render
-from rocm_spirv.toolchain.discover import candidates
+from rocm_spirv.toolchain.choose import choose, probe_all, resolve
 from rocm_spirv.toolchain.paths import default_prefix
-from rocm_spirv.toolchain.probe import ProbeResult, probe
 from rocm_spirv.toolchain.provision import provision
 
 
@@ -31,12 +26,15 @@ def register(sub: Any) -> None:
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=_list)
 
-    pv = tsub.add_parser("provision", help="assemble a clang 22 toolchain prefix from ziglang")
+    pv = tsub.add_parser("provision", help="assemble a ROCm 7 device toolchain prefix around clang 22")
     pv.add_argument("--prefix", type=Path, default=None, help=f"where (default {default_prefix()})")
-    pv.add_argument("--bundler", type=Path, help="clang-offload-bundler to use")
-    pv.add_argument("--hip-headers", action="store_true",
-                    help="add ROCm 7 HIP headers from the PyPI triton wheel (downloaded, not installed)")
-    pv.add_argument("--hip-headers-wheel", type=Path, help="a triton wheel already on disk")
+    pv.add_argument("--llvm", metavar="DIR|ziglang",
+                    help="LLVM to wrap: a bin dir such as /usr/lib/llvm-22/bin, or ziglang "
+                         "(default: the newest full LLVM >= 22 installed, else ziglang)")
+    pv.add_argument("--bundler", type=Path, help="clang-offload-bundler to use (ziglang only needs one)")
+    pv.add_argument("--triton-wheel", "--hip-headers-wheel", dest="triton_wheel", type=Path,
+                    help="a triton wheel already on disk (ROCm 7 HIP headers and device libraries)")
+    pv.add_argument("--hip-headers", action="store_true", help=argparse.SUPPRESS)  # always on now
     pv.add_argument("--json", action="store_true")
     pv.set_defaults(func=_provision)
 
@@ -50,61 +48,47 @@ def register(sub: Any) -> None:
     gen.set_defaults(func=_generate)
 
 
-def probe_all(compiler: str | None, prefix: Path | None, use_cache: bool = True) -> list[ProbeResult]:
-    results = [probe(c, use_cache) for c in candidates(compiler, prefix)]
-    if compiler and not results[0].hip:
-        why = results[0].errors[0] if results[0].errors else "no HIP support"
-        raise UserError(f"{compiler} cannot compile HIP for AMD GPUs ({why})",
-                        "pass a clang++ built with the AMDGPU backend, or run "
-                        "`rocm-spirv toolchain provision` and use its bin/clang++")
-    return results
-
-
 def _list(args: argparse.Namespace) -> int:
     results = probe_all(args.compiler, args.prefix, not args.no_cache)
+    best = choose(results)
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=2))
+        print(json.dumps([{**r.to_json(), "chosen": r is best} for r in results], indent=2))
         return 0
-    table = Table(title="HIP compilers (best first)")
-    for col in ("source", "path", "clang", "HIP", "amdgcnspirv", "gfx targets", "HIP headers"):
-        table.add_column(col)
+    # A list, not a table: paths stay whole in a pipe or an 80-column log.
     for r in results:
-        headers = ", ".join(f"{h.version} ({h.include_dir})" for h in r.hip_headers) or "none"
-        table.add_row(r.source, r.path, r.version or "?", "yes" if r.hip else "no",
-                      r.spirv_path or "no", str(len(r.gfx_targets)), headers)
-    Console().print(table)
+        mark = "  <- chosen" if r is best else ""
+        print(f"{r.path} ({r.source}, clang {r.version or '?'}){mark}")
+        print(f"    HIP: {'yes' if r.hip else 'no'}, amdgcnspirv: {r.spirv_path or 'no'}, "
+              f"gfx targets: {len(r.gfx_targets)}, complete ROCm 7 toolchain: {'yes' if r.complete else 'no'}")
+        for h in r.hip_headers:
+            print(f"    HIP headers {h.version}: {h.include_dir}")
+        if r.llvm:
+            print(f"    wraps {r.llvm}")
+        for e in r.errors:
+            print(f"    problem: {e}")
+    if best is None:
+        print("chosen: none (no HIP-capable clang++; run `rocm-spirv doctor` for the remedy)")
     return 0
 
 
 def _provision(args: argparse.Namespace) -> int:
-    result = provision(args.prefix or default_prefix(), args.bundler,
-                       args.hip_headers, args.hip_headers_wheel)
+    result = provision(args.prefix or default_prefix(), args.bundler, args.triton_wheel, args.llvm)
     if args.json:
         print(json.dumps({"prefix": result.prefix, "changed": result.changed,
                           "manifest": result.manifest}, indent=2))
     else:
         state = "provisioned" if result.changed else "already up to date"
-        print(f"{result.prefix}: {state} (clang {result.manifest['clang_version']}, "
-              f"HIP headers {result.manifest['hip_version'] or 'none'})")
+        m = result.manifest
+        print(f"{result.prefix}: {state} (clang {m['llvm_version']} from {m['llvm_kind']} LLVM "
+              f"{m['llvm_clang']}, HIP {m['hip_version']}, device libraries for {len(m['gfx_targets'])} targets)")
+        print(f"  why this LLVM: {m['llvm_why']}")
         print(f"  CMAKE_HIP_COMPILER / CMAKE_CXX_COMPILER: {result.prefix}/bin/clang++")
     return 0
 
 
-def resolve_compiler(value: str, offload: str) -> ProbeResult:
-    """`auto`: the compiler doctor would pick; else the probed path."""
-    if value != "auto":
-        return probe_all(value, None)[0]
-    best = choose(probe_all(None, None))
-    if best is None:
-        raise UserError("no HIP-capable clang++ found", REMEDY["compiler"])
-    if offload != "native" and not best.can_spirv:
-        raise UserError(f"the best compiler found ({best.path}) cannot emit amdgcnspirv", REMEDY["spirv"])
-    return best
-
-
 def _generate(args: argparse.Namespace) -> int:
     req = ToolchainRequest(args.offload, parse_archs(args.native_archs))
-    tc = render(req, resolve_compiler(args.compiler, req.mode))
+    tc = render(req, resolve(args.compiler, req.mode))
     out: Path = args.output or tc.default_path()
     if out.is_dir():
         raise UserError(f"--output {out} is a directory", "name the toolchain file, e.g. --output spirv.cmake")

@@ -116,6 +116,7 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
         native_archs=list(req.native_archs),
         compiler=compiler.path,
         c_compiler=_c_compiler(compiler.path),
+        rocm_prefix=compiler.provisioned_prefix or "",
         clang_version=compiler.version or "?",
         compiler_source=compiler.source,
         spirv_path=compiler.spirv_path or "none",

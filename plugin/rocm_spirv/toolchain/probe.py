@@ -16,10 +16,12 @@ from pathlib import Path
 
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.toolchain.discover import Candidate
+from rocm_spirv.toolchain.headers import version_from_header
+from rocm_spirv.toolchain.llvm import parse_supported_cpus
 from rocm_spirv.toolchain.paths import cache_dir
-from rocm_spirv.toolchain.provision import hip_version_from_header, read_manifest
+from rocm_spirv.toolchain.provision import read_manifest
 
-PROBE_SCHEMA = 2
+PROBE_SCHEMA = 3
 SPIRV_MAGIC = b"\x03\x02\x23\x07"
 
 # Device code needing no headers or device libraries: what every target must accept.
@@ -61,6 +63,7 @@ class ProbeResult:
     bundler: str | None = None
     spirv_val: str | None = None
     provisioned_prefix: str | None = None
+    llvm: str | None = None  # for a provisioned prefix: which LLVM it wraps, and why that one
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -71,9 +74,15 @@ class ProbeResult:
     def can_spirv(self) -> bool:
         return self.spirv_path is not None
 
+    @property
+    def complete(self) -> bool:
+        """A ROCm 7 device toolchain: HIP >= 7 headers, device libraries, a HIP runtime to link."""
+        return bool(self.device_libs and self.hip_runtime and any(h.spirv_ready for h in self.hip_headers))
+
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
         data["can_spirv"] = self.can_spirv
+        data["complete"] = self.complete
         for h, raw in zip(self.hip_headers, data["hip_headers"], strict=True):
             raw["spirv_ready"] = h.spirv_ready
         return data
@@ -91,10 +100,6 @@ def _tail(proc: subprocess.CompletedProcess[str]) -> str:
 def parse_version(text: str) -> str | None:
     m = re.search(r"clang version (\d+\.\d+\.\d+)", text)
     return m.group(1) if m else None
-
-
-def parse_supported_cpus(text: str) -> list[str]:
-    return sorted({w for w in re.findall(r"^\s+(gfx[0-9a-z-]+)\s*$", text, re.M)})
 
 
 def _find_tool(name: str, compiler: Path, extra_dirs: list[Path]) -> str | None:
@@ -125,7 +130,7 @@ def find_hip_headers(compiler: Path, prefix: Path | None) -> list[HipHeaders]:
     for d in _header_dirs(compiler, prefix):
         vh = d / "hip" / "hip_version.h"
         if vh.is_file():
-            found.append(HipHeaders(str(d), hip_version_from_header(vh.read_text(errors="replace"))))
+            found.append(HipHeaders(str(d), version_from_header(vh.read_text(errors="replace"))))
     return found
 
 
@@ -153,8 +158,10 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
     argv = list(cand.argv)
     res = ProbeResult(path=str(cand.path), source=cand.source, argv=argv)
     prefix = cand.path.parent.parent if cand.source == "provisioned" or read_manifest(cand.path.parent.parent) else None
-    if prefix is not None and read_manifest(prefix) is not None:
+    manifest = read_manifest(prefix) if prefix is not None else None
+    if prefix is not None and manifest is not None:
         res.provisioned_prefix = str(prefix)
+        res.llvm = f"{manifest.llvm_kind} LLVM {manifest.llvm_version} ({manifest.llvm_clang}): {manifest.llvm_why}"
     else:
         prefix = None
     try:
@@ -203,7 +210,13 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
 
 def _cache_key(cand: Candidate) -> str:
     parts = [str(PROBE_SCHEMA), *cand.argv]
-    for p in [cand.path, cand.path.parent.parent / "manifest.json"]:
+    watched = [cand.path, cand.path.parent.parent / "manifest.json"]
+    manifest = read_manifest(cand.path.parent.parent)
+    # A prefix wraps binaries outside it (a distribution clang, ziglang's zig):
+    # when one goes or changes, the cached answer goes with it.
+    if manifest is not None:
+        watched += [Path(p) for p in manifest.external]
+    for p in watched:
         try:
             st = p.stat()
             parts += [str(p), str(st.st_mtime_ns), str(st.st_size)]
@@ -215,6 +228,7 @@ def _cache_key(cand: Candidate) -> str:
 def _from_json(data: dict[str, object]) -> ProbeResult:
     data = dict(data)
     data.pop("can_spirv", None)
+    data.pop("complete", None)
     headers = data.pop("hip_headers", [])
     assert isinstance(headers, list)
     res = ProbeResult(**data)  # type: ignore[arg-type]
