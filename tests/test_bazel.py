@@ -22,7 +22,7 @@ from rocm_spirv.toolchain.probe import ProbeResult, probe
 
 SPIRV = "spirv64-amd-amdhsa--amdgcnspirv"
 # What each sample target leaves in bazel-bin; every one must carry the device code.
-ARTIFACTS = ["libkernels.a", "app", "app_cc", "kernels_test"]
+ARTIFACTS = ["libkernels.a", "app", "app_cc", "kernels_test", "libreal.a", "real_app"]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -128,6 +128,9 @@ def test_spirv_builds_one_spirv_entry(workspace: Workspace) -> None:
     assert again.returncode == 0 and workspace.entries("app") == [SPIRV]
     test = workspace.run("test", "//:kernels_test")
     assert test.returncode == 0, test.stderr[-4000:]
+    run = workspace.run("run", "//:real_app")
+    assert run.returncode == 0 and "real_app: no AMD GPU (no ROCm-capable device is detected)" in run.stdout, \
+        (run.stdout, run.stderr[-3000:])
 
 
 def test_native_builds_the_listed_archs(workspace: Workspace) -> None:

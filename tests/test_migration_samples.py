@@ -12,7 +12,6 @@ Expected time on 2 cores: 3-6 s per build when idle (configure 2-5 s, then a few
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import shutil
@@ -149,45 +148,16 @@ def test_hip_device_probe_drops_rejected_targets(toolchain: Path, tmp_path: Path
     assert device_entries(bundler, tmp_path / "build" / "libhipdev.so") == gfx("gfx90a")
 
 
-@pytest.fixture(scope="session")
-def debian_hip_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Debian's hip CMake package, copied unmodified into a prefix that has the files it checks for.
-
-    Its hip-config.cmake set_and_check()s <prefix>/bin/hipcc and hipconfig, which only Debian's
-    hipcc package (with its own clang 15) installs. The copy sits in a prefix with stand-in
-    hipcc/hipconfig (never run: CMAKE_CXX_COMPILER is clang++) and links to the real headers and
-    libamdhip64; the package's own logic computes hip::device from GPU_TARGETS.
-    """
-    hits = sorted(glob.glob("/usr/lib/*/cmake/hip/hip-config.cmake"))
-    if not hits:
-        pytest.skip("Debian's hip CMake package is not installed (apt-get install libamdhip64-dev)")
-    pkg = Path(hits[-1]).parent
-    root = tmp_path_factory.mktemp("rocm")
-    rel = pkg.relative_to("/usr")  # lib/<multiarch>/cmake/hip
-    shutil.copytree(pkg, root / rel)
-    (root / "bin").mkdir()
-    for name in ("hipcc", "hipconfig"):
-        stub = root / "bin" / name
-        stub.write_text("#!/bin/sh\necho 'stand-in for the hip package check; not a compiler' >&2\nexit 1\n")
-        stub.chmod(0o755)
-    (root / "include").mkdir()
-    for sub in ("hip", "hsa"):
-        (root / "include" / sub).symlink_to(Path("/usr/include") / sub)
-    imported = re.findall(r'"\$\{_IMPORT_PREFIX\}/([^"]+)"', (pkg / "hip-targets-release.cmake").read_text())
-    for lib in set(imported):
-        (root / lib).parent.mkdir(parents=True, exist_ok=True)
-        (root / lib).symlink_to(Path("/usr") / lib)
-    return root / rel
-
-
-def test_hip_device_with_debian_hip_package(debian_hip_dir: Path, toolchain: Path, tmp_path: Path) -> None:
-    out = configure_and_build(MIGRATION / "hip_device", tmp_path / "build", toolchain, f"hip_DIR={debian_hip_dir}")
-    assert f"hip::device from the hip package in {debian_hip_dir}" in out
+def test_hip_device_with_the_prefix_hip_package(toolchain: Path, tmp_path: Path) -> None:
+    """find_package(hip) takes the prefix's own ROCm 7 package (no -mllvm -amdgpu-*, no other HIP)."""
+    hip_dir = toolchain / "lib" / "cmake" / "hip"
+    out = configure_and_build(MIGRATION / "hip_device", tmp_path / "build", toolchain, f"hip_DIR={hip_dir}")
+    assert f"hip::device from the hip package in {hip_dir}" in out
     sample = next(s for s in SAMPLE_LIST if s.name == "hip_device")
     check_artifacts(sample, tmp_path / "build", toolchain / "bin" / "clang-offload-bundler")
-    # The package's hip::device, not the stand-in, put the flags on the compile line.
     ninja = (tmp_path / "build" / "build.ninja").read_text()
-    assert "-mllvm -amdgpu-early-inline-all=true" in ninja and str(debian_hip_dir.parents[3]) in ninja
+    assert "-mllvm" not in ninja and "/usr/include/hip" not in ninja
+    assert f"{toolchain}/lib/libamdhip64.so.7" in ninja and "libamdhip64.so.5" not in ninja
 
 
 # -- the READMEs' construct lists ---------------------------------------------------------------

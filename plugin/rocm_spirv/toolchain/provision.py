@@ -117,7 +117,10 @@ def _ziglang_resource_dir(root: Path, llvm: Llvm) -> list[str]:
 
 
 def _host_cc(llvm: Llvm) -> list[str]:
-    return llvm.driver() if llvm.kind == "distribution" else [*llvm.driver(), "--target=x86_64-linux-gnu"]
+    if llvm.kind == "distribution":
+        return llvm.driver()
+    assert llvm.resource_dir is not None
+    return [*llvm.driver(), "--target=x86_64-linux-gnu", "-resource-dir", str(llvm.resource_dir)]
 
 
 def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Path) -> Manifest:

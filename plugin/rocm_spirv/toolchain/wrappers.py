@@ -32,7 +32,7 @@ if [ ! -x "{real}" ]; then
   echo "rocm-spirv: {real}, the clang this prefix wraps, is gone; remedy: {remedy}" >&2
   exit 127
 fi
-spirv=0 chosen=0 compile=0 gfx=""
+spirv=0 chosen=0 compile=0 nolink=0 gfx=""
 for a in "$@"; do
   case "$a" in
     --offload-arch=*|--cuda-gpu-arch=*)
@@ -41,8 +41,12 @@ for a in "$@"; do
       done ;;
     -use-spirv-backend|-no-use-spirv-backend) chosen=1 ;;
     -c|-S|-E|-emit-llvm) compile=1 ;;
+    -M|-MM|-fsyntax-only|--version|-print-*|--print-*) nolink=1 ;;
   esac
 done
+# Links take libamdhip64 from this prefix (the ROCm 7 ABI of its headers): the
+# driver's own -L<rocm>/lib comes after the system dirs, where another HIP may be.
+if [ $compile -eq 0 ] && [ $nolink -eq 0 ]; then set -- -L"{prefix}/lib" "$@"; fi
 if [ $spirv -eq 1 ]; then
   n=$#; i=0
   while [ $i -lt $n ]; do

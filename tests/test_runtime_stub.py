@@ -1,0 +1,251 @@
+"""The link-only libamdhip64.so.7: exports from the ROCm 7 headers, no-GPU answers, a real HIP program."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from elftools.elf.dynamic import DynamicSection
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
+from rocm_spirv.errors import UserError
+from rocm_spirv.toolchain import triton
+from rocm_spirv.toolchain.headers import version_from_header
+from rocm_spirv.toolchain.paths import cache_dir, default_prefix
+from rocm_spirv.toolchain.runtime_stub import (
+    SPECIAL,
+    HipApi,
+    StubResult,
+    build_runtime_stub,
+    definitions,
+    file_names,
+    split_function_type,
+)
+
+LLVM_BIN = Path("/usr/lib/llvm-22/bin")
+HIP_ERROR_NO_DEVICE = 100  # ROCm's value; executables compare against the constant compiled into them
+# What clang 22's HIP codegen and offload wrapper call with no header declaring them.
+CLANG_ENTRY_POINTS = ("__hipRegisterFatBinary", "__hipUnregisterFatBinary", "__hipRegisterFunction",
+                      "__hipRegisterVar", "__hipRegisterManagedVar", "__hipRegisterSurface",
+                      "__hipRegisterTexture", "__hipPushCallConfiguration", "__hipPopCallConfiguration",
+                      "hipLaunchKernel", "hipLaunchByPtr", "hipSetupArgument", "hipConfigureCall")
+
+PROGRAM = r"""
+#include <hip/hip_runtime.h>
+#include <cstdio>
+
+__device__ int bias;
+
+__global__ void scale(float* x) { x[threadIdx.x] = x[threadIdx.x] * 2.0f + bias; }
+
+int main() {
+  int count = -1;
+  hipError_t err = hipGetDeviceCount(&count);
+  hipDeviceProp_t props;
+  hipError_t perr = hipGetDeviceProperties(&props, 0);
+  if (err != hipSuccess || count == 0 || perr != hipSuccess) {
+    printf("no AMD GPU (%s: %s)\n", hipGetErrorName(err), hipGetErrorString(err));
+    scale<<<1, 64>>>(nullptr);
+    printf("launch: %s\n", hipGetErrorName(hipGetLastError()));
+    return 0;
+  }
+  float* d = nullptr;
+  if (hipMalloc(&d, 64 * sizeof(float)) != hipSuccess) return 1;
+  scale<<<1, 64>>>(d);
+  return hipDeviceSynchronize() == hipSuccess ? 0 : 1;
+}
+"""
+
+# Just enough of hip_runtime_api.h for the stub's hand-written entry points.
+MINI_API = """\
+#pragma once
+#include <stddef.h>
+#include <outside/outside.h>
+typedef enum hipError_t { hipSuccess = 0, hipErrorOutOfMemory = 2, hipErrorMemoryAllocation = 2,
+                          hipErrorNoDevice = 100 } hipError_t;
+typedef struct dim3 { unsigned x, y, z; } dim3;
+typedef struct ihipStream_t *hipStream_t;
+struct hipTriple { int a; long b; double c; };
+hipError_t hipMalloc(void **ptr, size_t size);
+struct hipTriple hipMakeTriple(int seed);
+unsigned long long hipTicks(void);
+static inline int hipInlineHelper(void) { return 1; }
+{extra}
+"""
+
+
+def dynamic_exports(path: Path) -> tuple[str | None, set[str], bool]:
+    """(DT_SONAME, defined dynamic symbols, has version definitions) of a shared library."""
+    with path.open("rb") as f:
+        elf = ELFFile(f)
+        dynamic = elf.get_section_by_name(".dynamic")
+        dynsym = elf.get_section_by_name(".dynsym")
+        assert isinstance(dynamic, DynamicSection) and isinstance(dynsym, SymbolTableSection), path
+        soname = next((vars(t)["soname"] for t in dynamic.iter_tags() if t.entry.d_tag == "DT_SONAME"), None)
+        names = {s.name for s in dynsym.iter_symbols() if s.name and s["st_shndx"] != "SHN_UNDEF"}
+        return soname, names, elf.get_section_by_name(".gnu.version_d") is not None
+
+
+def undefined_imports(path: Path) -> set[str]:
+    with path.open("rb") as f:
+        dynsym = ELFFile(f).get_section_by_name(".dynsym")
+        assert isinstance(dynsym, SymbolTableSection), path
+        return {s.name for s in dynsym.iter_symbols() if s.name and s["st_shndx"] == "SHN_UNDEF"}
+
+
+@pytest.fixture(scope="module")
+def clang22() -> Path:
+    if not os.access(LLVM_BIN / "clang", os.X_OK):
+        pytest.skip(f"{LLVM_BIN}/clang is not installed (apt-get install clang-22)")
+    return LLVM_BIN / "clang"
+
+
+@pytest.fixture(scope="module")
+def hip_include(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ROCm 7 HIP headers: fresh from the cached triton wheel, else a provisioned prefix's."""
+    wheels = sorted((cache_dir() / "wheels").glob("triton-*.whl"))
+    if wheels:
+        include = tmp_path_factory.mktemp("hip") / "include"
+        triton.extract(wheels[-1], triton.INCLUDE, include)
+        return include
+    provisioned = default_prefix() / "include"
+    if (provisioned / "hip" / "hip_runtime_api.h").is_file():
+        return provisioned
+    pytest.skip(f"no ROCm 7 HIP headers: no {cache_dir()}/wheels/triton-*.whl and no "
+                f"{provisioned}/hip/hip_runtime_api.h (run `rocm-spirv toolchain provision`)")
+
+
+@pytest.fixture(scope="module")
+def hip_version(hip_include: Path) -> str:
+    version = version_from_header((hip_include / "hip" / "hip_version.h").read_text())
+    assert version is not None and version.startswith("7.")
+    return version
+
+
+@pytest.fixture(scope="module")
+def stub(clang22: Path, hip_include: Path, hip_version: str, tmp_path_factory: pytest.TempPathFactory) -> StubResult:
+    return build_runtime_stub([str(clang22)], hip_include, tmp_path_factory.mktemp("stub") / "lib", hip_version)
+
+
+def mini_headers(root: Path, extra: str = "") -> Path:
+    include = root / "include"
+    (include / "hip").mkdir(parents=True)
+    (include / "outside").mkdir()
+    (include / "outside" / "outside.h").write_text("int outsideFunction(void);\n")
+    (include / "hip" / "hip_runtime_api.h").write_text(MINI_API.replace("{extra}", extra))
+    (include / "hip" / "hip_runtime.h").write_text("#include <hip/hip_runtime_api.h>\n")
+    return include
+
+
+def test_stub_has_the_rocm7_soname_and_exports(stub: StubResult, hip_version: str) -> None:
+    lib = stub.path.parent
+    assert stub.path.name == f"libamdhip64.so.{hip_version}" and stub.soname == "libamdhip64.so.7"
+    assert os.readlink(lib / "libamdhip64.so.7") == stub.path.name
+    assert os.readlink(lib / "libamdhip64.so") == "libamdhip64.so.7"
+    soname, names, versioned = dynamic_exports(lib / "libamdhip64.so")
+    assert soname == "libamdhip64.so.7"
+    for name in ("hipGetDevicePropertiesR0600", "hipMalloc", "hipLaunchKernel", *CLANG_ENTRY_POINTS):
+        assert name in names, name
+    assert stub.symbol_count == len(names) > 400
+    # Unversioned on purpose (see runtime_stub's docstring).
+    assert not versioned
+
+
+def test_stub_answers_like_a_runtime_that_finds_no_gpu(stub: StubResult) -> None:
+    lib = ctypes.CDLL(str(stub.path))
+    count = ctypes.c_int(-1)
+    assert lib.hipGetDeviceCount(ctypes.byref(count)) == HIP_ERROR_NO_DEVICE and count.value == 0
+    version = ctypes.c_int(-1)
+    assert lib.hipRuntimeGetVersion(ctypes.byref(version)) == HIP_ERROR_NO_DEVICE and version.value == 0
+    ptr = ctypes.c_void_p()
+    assert lib.hipMalloc(ctypes.byref(ptr), ctypes.c_size_t(64)) == HIP_ERROR_NO_DEVICE
+    assert lib.hipGetLastError() == lib.hipPeekAtLastError() == HIP_ERROR_NO_DEVICE
+    for fn in ("hipGetErrorName", "hipGetErrorString"):
+        getattr(lib, fn).restype = ctypes.c_char_p
+    assert lib.hipGetErrorName(HIP_ERROR_NO_DEVICE) == b"hipErrorNoDevice"
+    assert lib.hipGetErrorString(HIP_ERROR_NO_DEVICE) == b"no ROCm-capable device is detected"
+    assert lib.hipGetErrorName(1) == b"hipErrorInvalidValue"  # every name of the headers' enum
+    assert lib.hipGetErrorString(1) and lib.hipGetErrorName(123456) == b"unrecognized hipError_t"
+    lib.__hipRegisterFatBinary.restype = ctypes.c_void_p
+    assert lib.__hipRegisterFatBinary(None)
+
+
+def test_stub_build_is_deterministic(stub: StubResult, clang22: Path, hip_include: Path, hip_version: str,
+                                     tmp_path: Path) -> None:
+    again = build_runtime_stub([str(clang22)], hip_include, tmp_path / "lib", hip_version)
+    assert again.path.read_bytes() == stub.path.read_bytes()
+
+
+def test_hip_program_links_against_the_stub_and_reports_no_gpu(stub: StubResult, hip_include: Path,
+                                                                tmp_path: Path) -> None:
+    src = tmp_path / "prog.hip"
+    src.write_text(PROGRAM)
+    exe = tmp_path / "prog"
+    # amdgcnspirv needs no device libraries (the runtime's JIT links them), so
+    # the whole program compiles and links here; gfx942 with -nogpulib leaves
+    # __ockl_* undefined in the device link, and --cuda-host-only leaves
+    # __hip_fatbin_* undefined in the host link. -nogpuinc plus -isystem keeps
+    # Debian's HIP 5.2 /usr/include/hip out (--hip-path adds -idirafter only).
+    argv = [str(LLVM_BIN / "clang++"), "-x", "hip", "--offload-arch=amdgcnspirv", "-use-spirv-backend",
+            "-fvisibility=default", "-nogpulib", "-nogpuinc", "-isystem", str(hip_include),
+            "-include", "__clang_hip_runtime_wrapper.h", "-D__HIP_PLATFORM_AMD__", str(src),
+            "-L", str(stub.path.parent), "-lamdhip64", "-o", str(exe)]
+    build = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
+    assert build.returncode == 0, build.stderr
+    assert {"hipGetDevicePropertiesR0600", "__hipRegisterFatBinary"} <= undefined_imports(exe)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60,
+                         env={**os.environ, "LD_LIBRARY_PATH": str(stub.path.parent)})
+    assert run.returncode == 0, run.stderr
+    assert "no AMD GPU (hipErrorNoDevice: no ROCm-capable device is detected)" in run.stdout
+    assert "launch: hipErrorNoDevice" in run.stdout
+
+
+def test_exports_are_exactly_the_hip_folders_c_functions(clang22: Path, tmp_path: Path) -> None:
+    include = mini_headers(tmp_path)
+    stub = build_runtime_stub([str(clang22)], include, tmp_path / "lib", "7.0.1")
+    _, names, _ = dynamic_exports(stub.path)
+    assert names == {"hipMalloc", "hipMakeTriple", "hipTicks", "hipGetErrorName", *SPECIAL}
+    assert stub.symbol_count == len(names)
+
+    class Triple(ctypes.Structure):
+        _fields_ = [("a", ctypes.c_int), ("b", ctypes.c_long), ("c", ctypes.c_double)]
+
+    lib = ctypes.CDLL(str(stub.path))
+    lib.hipMakeTriple.restype = Triple  # returned in memory: needs the real prototype
+    triple = lib.hipMakeTriple(7)
+    assert (triple.a, triple.b, triple.c) == (0, 0, 0.0)
+    assert lib.hipTicks() == 0
+
+
+def test_a_conflicting_header_declaration_fails_naming_the_step(clang22: Path, tmp_path: Path) -> None:
+    include = mini_headers(tmp_path, extra="hipError_t hipGetDeviceCount(float count);")
+    with pytest.raises(UserError, match="compiling the libamdhip64 stub failed"):
+        build_runtime_stub([str(clang22)], include, tmp_path / "lib", "7.0.1")
+    assert not (tmp_path / "lib").exists()
+
+
+def test_a_missing_compiler_fails_naming_the_step(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match=r"reading the HIP API .* cannot run"):
+        build_runtime_stub([str(tmp_path / "no-clang")], mini_headers(tmp_path), tmp_path / "lib", "7.0.1")
+
+
+def test_split_function_type() -> None:
+    assert split_function_type("hipError_t (int *)") == ("hipError_t", "(int *)")
+    assert split_function_type("const char *(hipError_t)") == ("const char *", "(hipError_t)")
+    assert split_function_type("hipError_t (void (*)(void *), void *)") == ("hipError_t", "(void (*)(void *), void *)")
+    with pytest.raises(ValueError):
+        split_function_type("void (*(int))(void)")
+
+
+def test_file_names_follow_rocm() -> None:
+    assert file_names("7.1.25424") == ("libamdhip64.so.7.1.25424", "libamdhip64.so.7")
+    with pytest.raises(UserError):
+        file_names("7.1")
+
+
+def test_headers_without_no_device_error_are_refused() -> None:
+    with pytest.raises(UserError, match="hipErrorNoDevice"):
+        definitions(HipApi(functions=(), errors=("hipSuccess",)))
