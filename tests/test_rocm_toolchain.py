@@ -172,3 +172,22 @@ def test_toolchain_list_says_which_compiler_is_chosen_and_why(toolchain: Path) -
     assert "full LLVM 22" in chosen[0]["llvm"]
     text = cli("toolchain", "list", env={"ROCM_SPIRV_PREFIX": str(toolchain)}).stdout
     assert f"{toolchain / 'bin' / 'clang++'} (provisioned, clang 22." in text and "<- chosen" in text
+
+
+def test_a_ziglang_prefix_builds_real_hip_without_noise(tmp_path: Path) -> None:
+    """The pip-only path: ziglang's clang with stand-ins, same device libraries, runtime and headers."""
+    try:
+        prefix = Path(provision(tmp_path / "z", llvm="ziglang").prefix)
+    except UserError as err:
+        pytest.skip(f"no ziglang prefix: {err.line()}")
+    manifest = read_manifest(prefix)
+    assert manifest is not None and manifest.llvm_kind == "ziglang" and "asked for" in manifest.llvm_why
+    for archs in (["gfx942"], ["amdgcnspirv"], ["amdgcnspirv", "gfx942"]):
+        out = hip(prefix, tmp_path, archs, "-c", "-o", "t.o")
+        assert out.returncode == 0 and "zig:" not in out.stderr, out.stderr
+        link = subprocess.run([str(prefix / "bin" / "clang++"), "--hip-link", "t.o", "-o", "t"], cwd=tmp_path,
+                              capture_output=True, text=True, check=False)
+        assert link.returncode == 0 and "zig:" not in link.stderr, link.stderr
+        run = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True, check=False,
+                             env={**os.environ, "LD_LIBRARY_PATH": str(prefix / "lib")})
+        assert run.returncode == 0 and "no AMD GPU: no ROCm-capable device is detected" in run.stdout

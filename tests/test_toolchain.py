@@ -32,14 +32,15 @@ def test_version_and_cmakedir() -> None:
 
 def test_provision_is_idempotent_and_has_manifest(toolchain: Path, tmp_path: Path) -> None:
     manifest = read_manifest(toolchain)
-    assert manifest is not None and manifest.clang_version.startswith("22.")
-    for tool in ("clang", "clang++", "lld", "llvm-link", "clang-offload-bundler"):
+    assert manifest is not None and manifest.llvm_version.startswith("22.")
+    for tool in ("clang", "clang++", "lld", "ld.lld", "llvm-link", "clang-offload-bundler", "llvm-dis",
+                 "llvm-objcopy"):
         assert (toolchain / "bin" / tool).exists(), tool
     fresh = tmp_path / "tc"
     first = provision(fresh)
     second = provision(fresh)
     assert first.changed and not second.changed
-    assert second.manifest["files"] == first.manifest["files"]
+    assert second.manifest.files == first.manifest.files
 
 
 def test_provision_refuses_a_foreign_folder(tmp_path: Path) -> None:

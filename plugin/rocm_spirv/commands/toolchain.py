@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -75,13 +76,14 @@ def _provision(args: argparse.Namespace) -> int:
     result = provision(args.prefix or default_prefix(), args.bundler, args.triton_wheel, args.llvm)
     if args.json:
         print(json.dumps({"prefix": result.prefix, "changed": result.changed,
-                          "manifest": result.manifest}, indent=2))
+                          "manifest": asdict(result.manifest)}, indent=2))
     else:
         state = "provisioned" if result.changed else "already up to date"
         m = result.manifest
-        print(f"{result.prefix}: {state} (clang {m['llvm_version']} from {m['llvm_kind']} LLVM "
-              f"{m['llvm_clang']}, HIP {m['hip_version']}, device libraries for {len(m['gfx_targets'])} targets)")
-        print(f"  why this LLVM: {m['llvm_why']}")
+        print(f"{result.prefix}: {state}")
+        print(f"  clang {m.llvm_version} ({m.llvm_kind} LLVM, {m.llvm_clang})")
+        print(f"  why this LLVM: {m.llvm_why}")
+        print(f"  HIP {m.hip_version}; device libraries for {len(m.gfx_targets)} targets")
         print(f"  CMAKE_HIP_COMPILER / CMAKE_CXX_COMPILER: {result.prefix}/bin/clang++")
     return 0
 

@@ -14,7 +14,7 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -100,7 +100,8 @@ def find_llvm(prefer: str | None = None) -> Llvm:
         zl = ziglang_llvm()
         if zl is None:
             raise UserError("the ziglang package (clang 22) is not installed", "pip install 'rocm-spirv[clang]'")
-        return zl
+        return replace(zl, why=f"asked for (--llvm ziglang or ROCM_SPIRV_LLVM): clang {zl.version} from the "
+                               "ziglang wheel, with stand-ins for the tools it lacks")
     if prefer:
         path = Path(prefer)
         clang = path / "clang" if path.is_dir() else path
@@ -109,7 +110,7 @@ def find_llvm(prefer: str | None = None) -> Llvm:
             raise UserError(f"{prefer} is not a clang >= {MIN_MAJOR} with ld.lld, llvm-link and "
                             "clang-offload-bundler beside it",
                             "pass --llvm /usr/lib/llvm-22/bin (apt-get install clang-22 lld-22 llvm-22 clang-tools-22)")
-        return hits[0]
+        return replace(hits[0], why=f"asked for (--llvm or ROCM_SPIRV_LLVM): {hits[0].why}")
     hits = distribution_llvms()
     if hits:
         return hits[0]

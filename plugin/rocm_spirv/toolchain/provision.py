@@ -178,7 +178,7 @@ def _locked(prefix: Path) -> Iterator[None]:
 class ProvisionResult:
     prefix: str
     changed: bool
-    manifest: dict[str, object]
+    manifest: Manifest
 
 
 def _swap_in(staging: Path, prefix: Path) -> None:
@@ -206,10 +206,10 @@ def provision(prefix: Path, bundler: Path | None = None, triton_wheel: Path | No
         try:
             manifest = _build(staging, prefix, chosen, the_bundler, wheel)
             if existing is not None and existing.key() == manifest.key():
-                return ProvisionResult(str(prefix), False, asdict(existing))
+                return ProvisionResult(str(prefix), False, existing)
             write_atomic(staging / MANIFEST, json.dumps(asdict(manifest), indent=2) + "\n")
             _swap_in(staging, prefix)
-            return ProvisionResult(str(prefix), True, asdict(manifest))
+            return ProvisionResult(str(prefix), True, manifest)
         finally:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
