@@ -121,8 +121,11 @@ def test_doctor_builds_a_real_program_in_every_mode(toolchain: Path) -> None:
 
 def test_doctor_without_device_libraries_is_not_ready_for_native(tmp_path: Path) -> None:
     prefix = Path(provision(tmp_path / "p").prefix)
-    shutil.rmtree(prefix / "amdgcn")
     env = {"ROCM_SPIRV_CACHE": str(tmp_path / "cache")}
+    # A probe cached while the libraries were there must not outlive them.
+    before = cli("doctor", "--json", "--no-build", "--compiler", str(prefix / "bin" / "clang++"), env=env)
+    assert all(m["ready"] for m in json.loads(before.stdout)["modes"])
+    shutil.rmtree(prefix / "amdgcn")
     out = cli("doctor", "--json", "--compiler", str(prefix / "bin" / "clang++"), env=env)
     assert out.returncode == 0 and "Traceback" not in out.stderr  # spirv still ready: the JIT links them
     modes = {m["mode"]: m for m in json.loads(out.stdout)["modes"]}

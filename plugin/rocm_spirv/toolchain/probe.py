@@ -79,6 +79,10 @@ class ProbeResult:
         """A ROCm 7 device toolchain: HIP >= 7 headers, device libraries, a HIP runtime to link."""
         return bool(self.device_libs and self.hip_runtime and any(h.spirv_ready for h in self.hip_headers))
 
+    def named_paths(self) -> list[str]:
+        found = [self.bundler, self.llvm_spirv, self.spirv_val, self.device_libs, self.hip_runtime]
+        return [p for p in found if p] + [h.include_dir for h in self.hip_headers]
+
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
         data["can_spirv"] = self.can_spirv
@@ -240,9 +244,12 @@ def probe(cand: Candidate, use_cache: bool = True) -> ProbeResult:
     path = cache_dir() / "probe" / f"{_cache_key(cand)}.json"
     if use_cache:
         try:
-            return _from_json(json.loads(path.read_text()))
+            cached = _from_json(json.loads(path.read_text()))
         except (OSError, ValueError, TypeError, KeyError, AssertionError):
-            pass
+            cached = None
+        # A cached answer holds while every file it names is still there.
+        if cached is not None and all(Path(p).exists() for p in cached.named_paths()):
+            return cached
     res = probe_uncached(cand)
     # A read-only cache only costs speed.
     with contextlib.suppress(OSError):
