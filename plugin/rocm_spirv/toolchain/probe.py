@@ -249,6 +249,8 @@ def probe(cand: Candidate, use_cache: bool = True) -> ProbeResult:
             cached = None
         # A cached answer holds while every file it names is still there.
         if cached is not None and all(Path(p).exists() for p in cached.named_paths()):
+            # One binary can be found several ways (explicit, provisioned, on PATH).
+            cached.source = cand.source
             return cached
     res = probe_uncached(cand)
     # A read-only cache only costs speed.
