@@ -159,9 +159,10 @@ def diagnose(results: list[ProbeResult], build: bool = True) -> Diagnosis:
 
     check("compiler", best is not None,
           f"{best.path} (clang {best.version}, {best.source})" if best else "no HIP-capable clang++ found")
-    if best is not None and best.provisioned_prefix:
-        problems = prefix_problems(Path(best.provisioned_prefix))
-        check("prefix", not problems, "; ".join(problems) or f"{best.provisioned_prefix} intact")
+    if best is not None and (best.provisioned_prefix or best.source == "provisioned"):
+        root = Path(best.provisioned_prefix or Path(best.path).parent.parent)
+        problems = prefix_problems(root)
+        check("prefix", not problems, "; ".join(problems) or f"{root} intact")
     check("spirv", bool(best and best.can_spirv),
           f"amdgcnspirv via {best.spirv_path} {' '.join(best.spirv_flags)}".strip()
           if best and best.can_spirv else "cannot emit amdgcnspirv")

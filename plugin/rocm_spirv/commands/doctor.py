@@ -8,9 +8,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
 from rocm_spirv.doctor import diagnose
 from rocm_spirv.toolchain.choose import probe_all
 
@@ -37,18 +34,16 @@ def _run(args: argparse.Namespace) -> int:
             "candidates": [r.to_json() for r in results],
         }, indent=2))
         return 0 if d.ok else 1
-    console = Console()
-    table = Table(title="rocm-spirv doctor")
-    for col in ("check", "", "found", "remedy"):
-        table.add_column(col)
+    # Plain lines, not a table: paths and remedies stay whole in a pipe or an 80-column log.
+    width = max(len(c.name) for c in d.checks)
     for c in d.checks:
-        table.add_row(c.name, "[green]ok[/]" if c.ok else "[red]missing[/]", c.detail, c.remedy)
-    console.print(table)
+        print(f"{'ok' if c.ok else 'MISSING':7} {c.name:{width}}  {c.detail}")
+        if not c.ok:
+            print(f"{'':7} {'':{width}}  remedy: {c.remedy}")
     for m in d.modes:
         if m.ready:
-            console.print(f"mode {m.mode}: ready ({m.detail})", markup=False, highlight=False)
+            print(f"mode {m.mode}: ready ({m.detail})")
         else:
             where = f"{m.step} failed: " if m.step else ""
-            console.print(f"mode {m.mode}: not ready ({where}{m.detail})\n  remedy: {m.remedy}",
-                          markup=False, highlight=False)
+            print(f"mode {m.mode}: not ready ({where}{m.detail})\n  remedy: {m.remedy}")
     return 0 if d.ok else 1

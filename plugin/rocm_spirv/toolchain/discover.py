@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_spirv.errors import UserError
+from rocm_spirv.toolchain.llvm import ziglang_llvm
 from rocm_spirv.toolchain.paths import default_prefix
 
 
@@ -51,17 +52,13 @@ def explicit_candidate(value: str) -> Candidate:
 
 
 def ziglang_candidate() -> Candidate | None:
-    try:
-        import ziglang
-    except ImportError:
+    """The ziglang wheel's raw clang: listed so `toolchain list` shows it, never chosen for builds."""
+    zl = ziglang_llvm()
+    if zl is None:
         return None
-    root = Path(ziglang.__file__).resolve().parent
-    zig = root / "zig"
-    if not zig.is_file():
-        return None
-    argv = (str(zig), "clang", "--driver-mode=g++", "--target=x86_64-linux-gnu",
-            "-resource-dir", str(root / "lib"))
-    return Candidate(zig, "ziglang", argv)
+    assert zl.resource_dir is not None
+    argv = (*zl.driver(), "--driver-mode=g++", "--target=x86_64-linux-gnu", "-resource-dir", str(zl.resource_dir))
+    return Candidate(zl.clang, "ziglang", argv)
 
 
 def candidates(explicit: str | None = None, prefix: Path | None = None) -> list[Candidate]:

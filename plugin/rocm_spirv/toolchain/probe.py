@@ -21,7 +21,7 @@ from rocm_spirv.toolchain.llvm import parse_supported_cpus
 from rocm_spirv.toolchain.paths import cache_dir
 from rocm_spirv.toolchain.provision import read_manifest
 
-PROBE_SCHEMA = 3
+PROBE_SCHEMA = 4
 SPIRV_MAGIC = b"\x03\x02\x23\x07"
 
 # Device code needing no headers or device libraries: what every target must accept.
@@ -148,13 +148,19 @@ def find_device_libs(compiler: Path) -> str | None:
     return None
 
 
-def find_hip_runtime(compiler: Path) -> str | None:
-    dirs = [compiler.parent.parent / "lib", compiler.parent.parent.parent / "lib"]
-    dirs += [Path(p) for p in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")]
-    for d in dirs:
+def find_hip_runtime(compiler: Path, hip_major: str | None = None) -> str | None:
+    """libamdhip64 beside the compiler's ROCm root; a system one only with the headers' major (soname)."""
+    for d in (compiler.parent.parent / "lib", compiler.parent.parent.parent / "lib"):
         hits = sorted(glob.glob(str(d / "libamdhip64.so*")))
         if hits:
             return hits[0]
+    if hip_major is None:
+        return None
+    # Another HIP's runtime (Debian's .so.5 beside ROCm 7 headers) would not link.
+    for system in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"):
+        hit = Path(system) / f"libamdhip64.so.{hip_major}"
+        if hit.exists():
+            return str(hit)
     return None
 
 
@@ -185,7 +191,8 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
     res.spirv_val = shutil.which("spirv-val")
     res.hip_headers = find_hip_headers(cand.path, prefix)
     res.device_libs = find_device_libs(cand.path)
-    res.hip_runtime = find_hip_runtime(cand.path)
+    majors = [h.version.split(".")[0] for h in res.hip_headers if h.version]
+    res.hip_runtime = find_hip_runtime(cand.path, majors[0] if majors else None)
     with tempfile.TemporaryDirectory(prefix="rocm-spirv-probe-") as tmp:
         src = Path(tmp) / "probe.hip"
         src.write_text(PROBE_KERNEL)
