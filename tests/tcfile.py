@@ -22,8 +22,9 @@ def generate(prefix: Path, out: Path, mode: str = "spirv", archs: str = "") -> P
     return out
 
 
-def run(cmd: list[str], check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": "2"}
+def run(cmd: list[str], check: bool = True, cwd: Path | None = None,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": "2", **(env or {})}
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, cwd=cwd)
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
@@ -31,12 +32,12 @@ def run(cmd: list[str], check: bool = True, cwd: Path | None = None) -> subproce
 
 
 def configure(src: Path, build: Path, toolchain_file: Path | None, *defs: str,
-              check: bool = True) -> subprocess.CompletedProcess[str]:
+              check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     cmd = [tool("cmake"), "-S", str(src), "-B", str(build), "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}",
            *(f"-D{d}" for d in defs)]
     if toolchain_file is not None:
         cmd.append(f"-DCMAKE_TOOLCHAIN_FILE={toolchain_file}")
-    return run(cmd, check)
+    return run(cmd, check, env=env)
 
 
 def build(build_dir: Path, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -12,6 +12,7 @@ Expected time on 2 cores: hip_library ~50 s native (5 TUs x 8 targets), ~15 s sp
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -113,3 +114,24 @@ def test_migration_sample_builds_native_and_hybrid(sample: Sample, mode: str, to
     bundler = toolchain / "bin" / "clang-offload-bundler"
     for rel, native in sample.fatbins.items():
         assert device_entries(bundler, b / rel) == (EXPECTED[mode] if native else []), rel
+
+
+def test_nvidia_platform_hints_change_nothing(toolchain: Path, toolchain_files: dict[str, Path],
+                                              tmp_path: Path) -> None:
+    """With nvcc on PATH and a hipconfig saying "nvidia" (Debian's hipcc does), CMake would pick NVIDIA."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "hipconfig").write_text("#!/bin/sh\ncase \"$1\" in --platform) echo nvidia ;; *) echo /usr ;; esac\n")
+    (fake / "hipconfig").chmod(0o755)
+    if shutil.which("nvcc") is None:
+        (fake / "nvcc").write_text("#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n")
+        (fake / "nvcc").chmod(0o755)
+    b = tmp_path / "b"
+    env = {"PATH": f"{fake}:{os.environ['PATH']}", "HIP_PLATFORM": "nvidia"}
+    configure(SAMPLES / "hip_app", b, toolchain_files["spirv"], env=env)
+    # The AMD platform: clang (not nvcc) as the HIP compiler, the prefix as its ROCm root.
+    (compiler_info,) = b.glob("CMakeFiles/*/CMakeHIPCompiler.cmake")
+    info = compiler_info.read_text()
+    assert 'set(CMAKE_HIP_COMPILER_ID "Clang")' in info and f'set(CMAKE_HIP_COMPILER_ROCM_ROOT "{toolchain}")' in info
+    build(b)
+    assert device_entries(toolchain / "bin" / "clang-offload-bundler", b / "hip_app") == SPIRV_ONLY
