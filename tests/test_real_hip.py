@@ -71,33 +71,29 @@ def check_device_code(toolchain: Path, binary: Path, tmp: Path) -> None:
                     (entry, undefined)
 
 
+# sample -> (its app, other artifacts carrying device code, the app's first line without a GPU)
+APPS = {
+    "hip_library": ("hiplib_app", ["libhiplib.a"], "hiplib_app: no AMD GPU (no ROCm-capable device is detected)"),
+    "hip_app": ("hip_app", [], "hip_app: no AMD GPU present (no ROCm-capable device is detected)"),
+}
+
+
 @pytest.mark.parametrize("mode", MODES)
-def test_hip_library_builds_and_runs_to_no_gpu(mode: str, toolchain: Path, toolchain_files: dict[str, Path],
-                                               tmp_path: Path) -> None:
+@pytest.mark.parametrize("sample", sorted(APPS))
+def test_real_hip_sample_builds_and_runs_to_no_gpu(sample: str, mode: str, toolchain: Path,
+                                                   toolchain_files: dict[str, Path], tmp_path: Path) -> None:
+    exe, artifacts, first_line = APPS[sample]
     b = tmp_path / "b"
-    configure(SAMPLES / "hip_library", b, toolchain_files[mode])
+    configure(SAMPLES / sample, b, toolchain_files[mode])
     build(b)
-    app = b / "hiplib_app"
-    assert device_entries(toolchain / "bin" / "clang-offload-bundler", app) == EXPECTED[mode]
-    assert device_entries(toolchain / "bin" / "clang-offload-bundler", b / "libhiplib.a") == EXPECTED[mode]
+    app = b / exe
+    for artifact in [app, *(b / a for a in artifacts)]:
+        assert device_entries(toolchain / "bin" / "clang-offload-bundler", artifact) == EXPECTED[mode], artifact
     check_device_code(toolchain, app, tmp_path)
     assert "libamdhip64.so.7" in needed(app) and "libamdhip64.so.5" not in needed(app)
     run = subprocess.run([str(app)], capture_output=True, text=True, check=False, timeout=60)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("hiplib_app: no AMD GPU (no ROCm-capable device is detected)"), run.stdout
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_hip_app_builds_and_runs_to_no_gpu(mode: str, toolchain: Path, toolchain_files: dict[str, Path],
-                                           tmp_path: Path) -> None:
-    b = tmp_path / "b"
-    configure(SAMPLES / "hip_app", b, toolchain_files[mode])
-    build(b)
-    app = b / "hip_app"
-    assert device_entries(toolchain / "bin" / "clang-offload-bundler", app) == EXPECTED[mode]
-    check_device_code(toolchain, app, tmp_path)
-    run = subprocess.run([str(app)], capture_output=True, text=True, check=False, timeout=60)
-    assert run.returncode == 0 and "hip_app: no AMD GPU present" in run.stdout, (run.stdout, run.stderr)
+    assert run.stdout.startswith(first_line), run.stdout
 
 
 REDIRECTABLE = [s for s in SAMPLE_LIST if s.name != "unredirectable"]
