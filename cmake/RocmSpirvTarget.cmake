@@ -397,6 +397,10 @@ function(_rocm_spirv_retarget t mode archs_override out)
   if(NOT mode STREQUAL "native")
     _rocm_spirv_probe()
     set(extra ${ROCM_SPIRV_SPIRV_FLAGS})
+    # Default visibility is a need of the SPIR-V device code only (calls into
+    # device libraries the runtime's JIT links); host and native code keep the
+    # project's, so a CXX_VISIBILITY_PRESET hidden library stays hidden.
+    list(TRANSFORM extra REPLACE "^(-fvisibility=.*)$" "SHELL:-Xarch_amdgcnspirv \\1")
   endif()
 
   # CXX compiled as HIP (-x hip through an interface or raw options).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -150,3 +151,15 @@ def test_cmake_version_matches_python_version() -> None:
 
     text = (REPO / "cmake" / "RocmSpirvConfigVersion.cmake").read_text()
     assert f'set(PACKAGE_VERSION "{rocm_spirv.__version__}")' in text
+
+
+def test_default_visibility_reaches_only_the_spirv_device_code(toolchain: Path, tmp_path: Path) -> None:
+    """A hidden-visibility library stays hidden on the host and in native code (hybrid mode)."""
+    configure(SAMPLES / "cmake" / "hip_language", tmp_path, toolchain, "ROCM_SPIRV_OFFLOAD=hybrid",
+              "ROCM_SPIRV_NATIVE_ARCHS=gfx942", "CMAKE_HIP_VISIBILITY_PRESET=hidden")
+    build(tmp_path)
+    flags = " ".join(ln for ln in (tmp_path / "build.ninja").read_text().splitlines()
+                     if ln.strip().startswith("FLAGS"))
+    assert "-Xarch_amdgcnspirv -fvisibility=default" in flags
+    assert not re.search(r"(?<!-Xarch_amdgcnspirv) -fvisibility=default", flags), flags
+    assert "-fvisibility=hidden" in flags

@@ -121,7 +121,9 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
         compiler_source=compiler.source,
         spirv_path=compiler.spirv_path or "none",
         spirv_flags=spirv_flags,
-        spirv_flags_hip=" ".join(hip_spirv_flags(spirv_flags)),
+        # A provisioned prefix's wrapper adds them itself, to compile steps only
+        # (as flags variables they would also reach every link line, unused).
+        spirv_flags_hip="" if compiler.provisioned_prefix else " ".join(hip_spirv_flags(spirv_flags)),
         lists=";".join(lists),
         lists_comma=",".join(lists),
         hook=hook,
