@@ -26,9 +26,10 @@ TARGETS = {
 }
 
 
-def run(report: Path, *extra: str) -> dict[str, Any] | None:
-    cmd = [sys.executable, "-m", "rocm_spirv", "compare", str(HERE.parent / "samples" / "kernels"),
-           "--repeat", "5", "--compress", "--scaling", "1,2,4,8,16", "--report", str(report), "--json",
+def run(report: Path, *extra: str, project: Path = HERE.parent / "samples" / "kernels",
+        scaling: str | None = "1,2,4,8,16") -> dict[str, Any] | None:
+    cmd = [sys.executable, "-m", "rocm_spirv", "compare", str(project), "--repeat", "5", "--compress",
+           *(["--scaling", scaling] if scaling else []), "--report", str(report), "--json",
            *extra, *sys.argv[1:]]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:

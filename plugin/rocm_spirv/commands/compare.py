@@ -22,7 +22,7 @@ from rocm_spirv.resources import _PKG
 from rocm_spirv.toolchain.choose import choose, probe_all
 
 
-def default_project(sample: str = "kernels") -> Path:
+def default_project(sample: str = "hip_library") -> Path:
     for candidate in (_PKG / "samples" / sample, _PKG.parent.parent / "samples" / sample):
         if candidate.is_dir():
             return candidate
@@ -32,7 +32,8 @@ def default_project(sample: str = "kernels") -> Path:
 def register(sub: Any) -> None:
     p = sub.add_parser("compare", help="measure build time and size, per-arch vs SPIR-V")
     p.add_argument("project", nargs="?", type=Path,
-                   help="CMake project (default: samples/kernels; with --wheel, samples/python_ext)")
+                   help="CMake project (default: samples/hip_library, a real-HIP library; "
+                        "samples/kernels is the builtin-only lower bound; with --wheel, samples/python_ext)")
     p.add_argument("--archs", help=f"native targets (default: {','.join(DEFAULT_ARCHS[:8])})")
     p.add_argument("--native-archs", help="also build hybrid: SPIR-V plus these native targets")
     p.add_argument("--scaling", help="numbers of native targets to plot against, e.g. 1,2,4,8,16")
@@ -54,7 +55,7 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    project = (args.project or default_project("python_ext" if args.wheel else "kernels")).resolve()
+    project = (args.project or default_project("python_ext" if args.wheel else "hip_library")).resolve()
     if not (project / "CMakeLists.txt").is_file():
         raise UserError(f"{project} has no CMakeLists.txt", "pass the folder of a CMake project")
     if args.wheel and not (project / "pyproject.toml").is_file():
