@@ -131,3 +131,18 @@ def test_nvidia_platform_hints_change_nothing(toolchain: Path, toolchain_files: 
     assert 'set(CMAKE_HIP_COMPILER_ID "Clang")' in info and f'set(CMAKE_HIP_COMPILER_ROCM_ROOT "{toolchain}")' in info
     build(b)
     assert device_entries(toolchain / "bin" / "clang-offload-bundler", b / "hip_app") == SPIRV_ONLY
+
+
+def test_unredirectable_sample_native_with_its_own_targets_hybrid_refused(toolchain: Path, tmp_path: Path) -> None:
+    """Its own allow-list (gfx908..gfx1101) takes no gfx1200, so native mode gets two of its targets; with
+    amdgcnspirv on the list the project refuses, as in SPIR-V mode (tests/test_migration_toolchainfile.py)."""
+    sample = next(s for s in SAMPLE_LIST if s.name == "unredirectable")
+    native = generate(toolchain, tmp_path / "n.cmake", "native", "gfx90a,gfx1100")
+    configure(MIGRATION / sample.name, tmp_path / "n", native)
+    build(tmp_path / "n")
+    bundler = toolchain / "bin" / "clang-offload-bundler"
+    for rel, entries in sample.fatbins.items():
+        assert device_entries(bundler, tmp_path / "n" / rel) == entries, rel
+    hybrid = generate(toolchain, tmp_path / "h.cmake", "hybrid", "gfx90a")
+    out = configure(MIGRATION / sample.name, tmp_path / "h", hybrid, check=False)
+    assert out.returncode != 0 and "'amdgcnspirv' is not a gfx target name" in " ".join(out.stderr.split())
