@@ -11,6 +11,7 @@ import jinja2
 from rich.console import Console
 from rich.table import Table
 
+from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.model import RATIOS, Comparison, VariantResult
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.resources import templates_dir
@@ -65,7 +66,11 @@ def to_json(c: Comparison) -> dict[str, Any]:
         "commands": c.commands,
         "summary": summary(c),
         "ratio_stats": ratio_stats(c),
+        "break_even": [{**asdict(b), "text": b.text} for b in break_even(c)],
         "notes": {
+            "break_even": "per metric, the number of native targets at which the per-arch build reaches "
+                          "SPIR-V's figure (linear between measured target counts; null: not within "
+                          "measured_up_to); more targets than that and SPIR-V is smaller or faster",
             "jit_estimate_s": "measured time to build the device code for one native target "
                               "(native-1); an estimate of first-launch JIT work, not a JIT measurement",
             "ratio_stats": "each summary ratio computed per repeat (repeats run round-robin across "
@@ -124,6 +129,9 @@ def print_human(c: Comparison, console: Console) -> None:
             rs = per_repeat.get(k)
             rng = f" (per repeat {rs['low']:.2f}-{rs['high']:.2f})" if rs and rs["n"] > 1 else ""
             console.print(f"  {label}: [bold]{s[k]:.2f}[/]{rng}")
+    console.print("  SPIR-V wins, per-arch build with more targets than:")
+    for b in break_even(c):
+        console.print(f"    {b.label}: {b.text}", markup=False, highlight=False)
     for r in c.results:
         if r.error:
             console.print(f"[red]{r.variant.name} failed[/]:\n{r.error}")
@@ -175,6 +183,11 @@ def plot_scaling(c: Comparison, out: Path) -> bool:
     ax1.plot(xs, [p[1] for p in pts], "o-", label="native (per-arch)")
     ax1.axhline(spirv.spread("build_s").median, color="C1", ls="--", label="SPIR-V (one target)")
     ax1.set(xlabel="native targets", ylabel="build wall time, s", title="Build time")
+    marks = {b.key: b.targets for b in break_even(c)}
+    for ax, key in ((ax1, "build_time"), (ax2, "device_code")):
+        at = marks.get(key)
+        if at is not None:
+            ax.axvline(at, color="C2", ls=":", label=f"break-even {at:.1f} targets")
     ax2.plot(xs, [p[2] / 1024 for p in pts], "o-", label="native (per-arch)")
     ax2.axhline(spirv.spread("fatbin_bytes").median / 1024, color="C1", ls="--", label="SPIR-V")
     ax2.set(xlabel="native targets", ylabel=".hip_fatbin, KiB", title="Device code size")

@@ -1,0 +1,80 @@
+"""Break-even: from how many native targets SPIR-V costs less, interpolated between measured counts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rocm_spirv.compare.breakeven import break_even, crossing
+from rocm_spirv.compare.model import Artifact, Comparison, Run, Variant, VariantResult
+from rocm_spirv.compare.plan import variants
+from rocm_spirv.compare.report import to_json, write_report
+
+
+@pytest.mark.parametrize(("points", "spirv", "expected"), [
+    ([(1, 4.0), (2, 6.0), (4, 10.0), (8, 18.0)], 8.0, 3.0),  # between 2 and 4, linearly
+    ([(1, 4.0), (8, 18.0)], 4.0, 1.0),  # equal at one target: wins from 1
+    ([(1, 5.0), (8, 18.0)], 3.0, 1.0),  # already cheaper per-arch nowhere
+    ([(1, 1.0), (2, 2.0), (8, 8.0)], 9.0, None),  # never within 8
+    ([(8, 1.0), (1, 0.5), (4, 2.0)], 1.5, 3.0),  # unsorted input: 1 + (1.5 - 0.5) * 3 / 1.5 on 1..4
+    ([], 1.0, None),
+])
+def test_crossing(points: list[tuple[int, float]], spirv: float, expected: float | None) -> None:
+    got = crossing(points, spirv)
+    assert got == pytest.approx(expected) if expected is not None else got is None
+
+
+def _result(name: str, mode: str, archs: tuple[str, ...], build_s: float, fatbin: int, compress: bool = False,
+            ok: bool = True) -> VariantResult:
+    runs = [Run(1.0, build_s * f, build_s, [Artifact("lib.so", fatbin + 1000, fatbin)]) for f in (0.98, 1.0, 1.02)]
+    return VariantResult(Variant(name, mode, archs, compress), runs if ok else [], None if ok else "failed")
+
+
+ARCHS = tuple(f"gfx{n}" for n in (908, "90a", 942, 1030, 1100, 1101, 1200, 1201))
+
+
+def comparison() -> Comparison:
+    """Per-arch: 4 s + 2 s per target, 100 KB per target; SPIR-V: 9 s, 350 KB; compressed: 20 KB
+    per target against 200 KB (never within 8)."""
+    res = [_result("spirv", "spirv", (), 9.0, 350_000), _result("spirv+compress", "spirv", (), 9.0, 200_000, True)]
+    for n in (1, 2, 4, 8):
+        name = {1: "native-1", 8: "native"}.get(n, f"scaling-{n}")
+        res.append(_result(name, "native", ARCHS[:n], 4.0 + 2.0 * n, 100_000 * n))
+        res.append(_result(f"{name}+compress", "native", ARCHS[:n], 4.0 + 2.0 * n, 20_000 * n, True))
+    return Comparison("p", {}, {}, res)
+
+
+def test_break_even_per_metric() -> None:
+    found = {b.key: b for b in break_even(comparison())}
+    assert found["build_time"].targets == pytest.approx(2.5) and found["build_time"].text == "from 2.5 targets"
+    assert found["device_code"].targets == pytest.approx(3.5)
+    assert found["device_code_compressed"].targets is None
+    assert found["device_code_compressed"].text == "never within 8 targets"
+    assert found["file_size"].measured_from == 1 and found["file_size"].measured_up_to == 8
+
+
+def test_a_failed_variant_leaves_the_others_and_no_spirv_means_not_measured() -> None:
+    c = comparison()
+    c.results = [r if r.variant.name != "spirv" else _result("spirv", "spirv", (), 1, 1, ok=False) for r in c.results]
+    found = {b.key: b for b in break_even(c)}
+    assert found["build_time"].text == "not measured"
+    assert found["device_code_compressed"].text == "never within 8 targets"
+
+
+def test_report_json_md_and_plot_carry_break_even(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib", reason="matplotlib (the plot extra) draws scaling.png")
+    written = write_report(comparison(), tmp_path)
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["break_even"] == to_json(comparison())["break_even"]
+    rows = {b["key"]: b for b in data["break_even"]}
+    assert rows["build_time"]["targets"] == pytest.approx(2.5) and rows["device_code"]["text"] == "from 3.5 targets"
+    md = (tmp_path / "report.md").read_text()
+    assert "## Break-even" in md and "| device code (.hip_fatbin, --offload-compress) | never within 8 targets |" in md
+    assert tmp_path / "scaling.png" in written
+
+
+def test_scaling_with_compress_builds_a_compressed_curve() -> None:
+    names = [v.name for v in variants(list(ARCHS), [], [1, 2, 4, 8], compress=True)]
+    assert {"native-1+compress", "scaling-2+compress", "scaling-4+compress", "native+compress"} <= set(names)
+    assert "native-1+compress" not in [v.name for v in variants(list(ARCHS), [], [], compress=True)]
