@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO, SAMPLES
 
 
@@ -25,7 +26,8 @@ def test_compare_kernels_report(toolchain: Path, tmp_path: Path) -> None:
     data = json.loads(out.stdout)
     assert data["schema"] == "rocm-spirv/compare/1" and not data["partial"]
     by_name = {r["variant"]["name"]: r for r in data["results"]}
-    assert set(by_name) == {"native", "spirv", "native-1", "native+compress", "spirv+compress", "scaling-2"}
+    assert set(by_name) == {"native", "spirv", "native-1", "native+compress", "spirv+compress", "scaling-2",
+                            "native-1+compress", "scaling-2+compress"}
     assert all(r["ok"] for r in by_name.values())
     spirv_art = by_name["spirv"]["runs"][0]["artifacts"]
     assert [a["path"] for a in spirv_art] == ["librk_kernels.so"]
@@ -37,6 +39,13 @@ def test_compare_kernels_report(toolchain: Path, tmp_path: Path) -> None:
     assert s["build_wall_ratio_native_over_spirv"] > 1.5
     assert s["fatbin_ratio_native_over_spirv"] > 1.5
     assert s["jit_estimate_s"] > 0
+    kernels = by_name["native-1"]["runs"][0]["artifacts"][0]["kernels"]
+    assert len(kernels) > 10 and s["jit_estimate_per_kernel_ms"] == pytest.approx(
+        1000 * by_name["native-1"]["stats"]["build_s"]["median"] / len(kernels))
+    # Measured at 1, 2 and 3 targets: every metric has a break-even answer.
+    assert {b["key"] for b in data["break_even"]} == {"build_time", "device_code", "device_code_compressed",
+                                                     "file_size"}
+    assert all(b["measured_from"] == 1 and b["measured_up_to"] == 3 and b["text"] for b in data["break_even"])
     assert data["compiler"]["version"].startswith("22.")
     assert (tmp_path / "scaling.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = (tmp_path / "report.md").read_text()

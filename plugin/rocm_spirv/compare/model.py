@@ -51,6 +51,7 @@ class Artifact:
     fatbin_bytes: int
     entries: dict[str, int] = field(default_factory=dict)  # entry id -> payload bytes
     installed_bytes: int = 0  # a wheel's members unpacked; 0 for build outputs
+    kernels: list[str] = field(default_factory=list)  # kernel names in its native code objects
 
 
 @dataclass
@@ -71,6 +72,11 @@ class Run:
     @property
     def installed_bytes(self) -> int:
         return sum(a.installed_bytes for a in self.artifacts)
+
+    @property
+    def kernel_count(self) -> int:
+        """Distinct kernels of the build (a library and the app linking it carry the same ones)."""
+        return len({k for a in self.artifacts for k in a.kernels})
 
 
 # Student's t, two-sided 95 %, by degrees of freedom (a df between rows takes the row below it,

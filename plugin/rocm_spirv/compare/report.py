@@ -35,7 +35,11 @@ def summary(c: Comparison) -> dict[str, float | None]:
         out["wheel_ratio_spirv_over_native"] = c.ratio("spirv", "native", "file_bytes")
         out["wheel_ratio_spirv_over_native_compressed"] = c.ratio("spirv+compress", "native+compress", "file_bytes")
     else:
-        out["jit_estimate_s"] = _median(c.get("native-1"), "build_s")
+        one = c.get("native-1")
+        out["jit_estimate_s"] = _median(one, "build_s")
+        kernels = one.runs[0].kernel_count if one is not None and one.runs else 0
+        out["jit_estimate_per_kernel_ms"] = (1000 * one.spread("build_s").median / kernels
+                                             if one is not None and kernels else None)
     return out
 
 
@@ -73,6 +77,9 @@ def to_json(c: Comparison) -> dict[str, Any]:
                           "measured_up_to); more targets than that and SPIR-V is smaller or faster",
             "jit_estimate_s": "measured time to build the device code for one native target "
                               "(native-1); an estimate of first-launch JIT work, not a JIT measurement",
+            "jit_estimate_per_kernel_ms": "jit_estimate_s divided by the kernels in native-1's code objects "
+                                          "(host compile included, so an upper bound); AMD publishes "
+                                          "67-105 ms per kernel at first launch",
             "ratio_stats": "each summary ratio computed per repeat (repeats run round-robin across "
                            "variants): median, low, high, n",
         },
@@ -122,6 +129,8 @@ def print_human(c: Comparison, console: Console) -> None:
         "wheel_ratio_spirv_over_native": "wheel size SPIR-V / native",
         "wheel_ratio_spirv_over_native_compressed": "wheel size SPIR-V / native (--offload-compress)",
         "jit_estimate_s": "JIT work estimate: one-target device build, s (not measured on a GPU)",
+        "jit_estimate_per_kernel_ms": "JIT work estimate per kernel, ms (one-target build / kernels; "
+                                      "AMD publishes 67-105 ms per kernel at first launch)",
     }
     per_repeat = ratio_stats(c)
     for k, label in labels.items():

@@ -17,14 +17,17 @@ def artifact(path: Path) -> Artifact | None:
     except UserError:
         return None  # not an ELF, archive or bundle: no GPU code to count
     entries: dict[str, int] = {}
+    kernels: set[str] = set()
     stored = 0
     for f in report.files:
         stored += sum(b.stored_size for b in f.bundles)
         for e in f.device_entries:
             entries[e.id] = entries.get(e.id, 0) + e.size
+            if e.code_object is not None:
+                kernels.update(e.code_object.kernels)
     if not entries:
         return None
-    return Artifact(str(path), path.stat().st_size, stored, entries)
+    return Artifact(str(path), path.stat().st_size, stored, entries, kernels=sorted(kernels))
 
 
 def find_artifacts(build_dir: Path) -> list[Artifact]:
