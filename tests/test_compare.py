@@ -60,6 +60,7 @@ def test_failing_mode_is_reported_and_the_other_still_runs(toolchain: Path, tmp_
     by_name = {r["variant"]["name"]: r for r in json.loads(out.stdout)["results"]}
     assert by_name["native"]["ok"] and by_name["native-1"]["ok"]
     assert not by_name["spirv"]["ok"] and "needs a gfx9 or gfx11 target" in by_name["spirv"]["error"]
+    assert by_name["spirv"]["error"].startswith(("configure failed: ", "build failed: "))  # with the command
 
 
 def test_compare_bad_input(toolchain: Path, tmp_path: Path) -> None:
@@ -102,3 +103,33 @@ def test_second_run_reproduces_sizes_against_the_first_report(toolchain: Path, t
     assert "## Reproduction" in (tmp_path / "two" / "report.md").read_text()
     bad = compare(toolchain, project, "--against", str(tmp_path / "one" / "report.md"))
     assert bad.returncode == 2 and "cannot read the earlier report" in bad.stderr
+
+
+def test_real_project_with_cache_entries_targets_and_baseline(toolchain: Path, tmp_path: Path) -> None:
+    """-D and --target pass through; --baseline picks the one-target build; spaces separate --archs."""
+    out = compare(toolchain, str(SAMPLES / "hip_library"), "--archs", "gfx942 gfx1100", "--baseline", "gfx90a",
+                  "-D", "HIPLIB_BUILD_APP=OFF", "--target", "hiplib", "--repeat", "1", "--json")
+    assert out.returncode == 0, out.stderr[-3000:]
+    data = json.loads(out.stdout)
+    by_name = {r["variant"]["name"]: r for r in data["results"]}
+    assert by_name["native-1"]["variant"]["archs"] == ["gfx90a"]
+    assert by_name["native"]["variant"]["archs"] == ["gfx942", "gfx1100"]
+    for r in by_name.values():
+        assert [a["path"] for a in r["runs"][0]["artifacts"]] == ["libhiplib.a"]  # no app: -D and --target held
+    assert any("-DHIPLIB_BUILD_APP=OFF" in c for c in data["commands"][1])
+    assert data["commands"][-1][-2:] == ["--target", "hiplib"]
+    for key in ("build_wall_ratio_native_over_spirv", "build_wall_ratio_spirv_over_native1",
+                "fatbin_ratio_native_over_spirv", "file_ratio_native_over_spirv", "jit_estimate_per_kernel_ms"):
+        assert data["summary"][key] is not None, key
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--archs", ""], "--archs '' names no GPU target"),
+    (["--jobs", "-3"], "--jobs -3 is not a number of parallel jobs"),
+    (["-D", "NOVALUE"], "-D 'NOVALUE' is not VAR=VALUE"),
+    (["-D", "GPU_TARGETS=gfx942"], "-D GPU_TARGETS is set by every variant's toolchain file"),
+    (["--baseline", "gfx9999"], "unknown GPU target(s) gfx9999 in --baseline"),
+])
+def test_compare_options_bad_input(args: list[str], needle: str, toolchain: Path) -> None:
+    out = compare(toolchain, str(SAMPLES / "kernels"), *args)
+    assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr, out.stderr

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from rocm_spirv.compare import plan as planning
 from rocm_spirv.compare import reproduce
-from rocm_spirv.compare.model import DEFAULT_ARCHS
+from rocm_spirv.compare.model import DEFAULT_ARCHS, JIT_ESTIMATE_ARCH
 from rocm_spirv.compare.report import print_human, to_json, write_report
 from rocm_spirv.compare.runner import Setup
 from rocm_spirv.compare.session import compare
@@ -29,16 +29,39 @@ def default_project(sample: str = "hip_library") -> Path:
     raise UserError(f"samples/{sample} is not available in this installation", "pass a PROJECT_DIR")
 
 
+# Set by every variant's toolchain file: a -D of one would be replaced or fight the variant.
+VARIANT_OWNED = ("CMAKE_TOOLCHAIN_FILE", "CMAKE_HIP_ARCHITECTURES", "GPU_TARGETS", "AMDGPU_TARGETS",
+                 "HCC_AMDGPU_TARGET", "ROCM_SPIRV_OFFLOAD", "ROCM_SPIRV_NATIVE_ARCHS")
+
+
+def check_define(text: str) -> str:
+    name, eq, _ = text.partition("=")
+    var = name.split(":")[0]
+    if not eq or not var or any(c.isspace() for c in var):
+        raise UserError(f"-D {text!r} is not VAR=VALUE", "pass e.g. -D BUILD_TESTING=ON")
+    if var in VARIANT_OWNED:
+        raise UserError(f"-D {var} is set by every variant's toolchain file",
+                        "use --archs, --native-archs or --baseline for targets")
+    return text
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser("compare", help="measure build time and size, per-arch vs SPIR-V")
     p.add_argument("project", nargs="?", type=Path,
                    help="CMake project (default: samples/hip_library, a real-HIP library; "
                         "samples/kernels is the builtin-only lower bound; with --wheel, samples/python_ext)")
-    p.add_argument("--archs", help=f"native targets (default: {','.join(DEFAULT_ARCHS[:8])})")
+    p.add_argument("--archs", help="native targets, separated by , ; or spaces "
+                                   f"(default: {','.join(DEFAULT_ARCHS[:8])})")
+    p.add_argument("--baseline", default=JIT_ESTIMATE_ARCH,
+                   help=f"the one native target SPIR-V is held against (default {JIT_ESTIMATE_ARCH})")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="VAR=VALUE",
+                   help="a CMake cache entry for every variant (repeatable), e.g. -D BUILD_TESTING=ON")
+    p.add_argument("--target", dest="targets", action="append", default=[], metavar="NAME",
+                   help="build only this target (repeatable; default: all)")
     p.add_argument("--native-archs", help="also build hybrid: SPIR-V plus these native targets")
     p.add_argument("--scaling", help="numbers of native targets to plot against, e.g. 1,2,4,8,16")
     p.add_argument("--repeat", type=int, default=3, help="repeats per variant (default 3)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism (at least 1)")
     p.add_argument("--compress", action="store_true", help="also build with --offload-compress")
     p.add_argument("--compiler", help="clang++ to use (default: discovered)")
     p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
@@ -65,15 +88,23 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("--no-build-isolation applies to --wheel builds only", "add --wheel or drop it")
     if args.repeat < 1:
         raise UserError("--repeat must be at least 1", "use e.g. --repeat 3")
+    if args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} is not a number of parallel jobs", "use e.g. --jobs 2")
+    defines = tuple(check_define(d) for d in args.defines)
+    if args.targets and args.wheel:
+        raise UserError("--target applies to CMake builds, not --wheel", "drop --target, or drop --wheel")
     earlier = reproduce.load(args.against) if args.against else None
     comp = choose(probe_all(args.compiler, None))
     if comp is None or not comp.can_spirv:
         raise UserError("no compiler that can emit amdgcnspirv", "run `rocm-spirv doctor` for the remedy")
     archs = planning.parse_archs(args.archs, comp.gfx_targets)
-    native = planning.parse_archs(args.native_archs, comp.gfx_targets) if args.native_archs else []
+    native = (planning.parse_archs(args.native_archs, comp.gfx_targets, "--native-archs")
+              if args.native_archs is not None else [])
+    (baseline,) = planning.parse_archs(args.baseline, comp.gfx_targets, "--baseline")[:1]
     scaling = planning.parse_scaling(args.scaling, len(DEFAULT_ARCHS))
-    variants = planning.variants(archs, native, scaling, args.compress)
-    setup = Setup(project, comp, args.jobs, wheel=args.wheel, build_isolation=not args.no_build_isolation)
+    variants = planning.variants(archs, native, scaling, args.compress, baseline)
+    setup = Setup(project, comp, args.jobs, wheel=args.wheel, build_isolation=not args.no_build_isolation,
+                  defines=defines, targets=tuple(args.targets))
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
                 "spirv_flags": comp.spirv_flags}
     console = Console(stderr=args.json)

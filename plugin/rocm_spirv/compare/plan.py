@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from rocm_spirv.compare.model import DEFAULT_ARCHS, JIT_ESTIMATE_ARCH, Variant
 from rocm_spirv.errors import UserError
 
 
-def parse_archs(text: str | None, valid: list[str]) -> list[str]:
-    archs = [a.strip() for a in (text or "").replace(";", ",").split(",") if a.strip()]
-    archs = archs or DEFAULT_ARCHS[:8]
+def parse_archs(text: str | None, valid: list[str], option: str = "--archs") -> list[str]:
+    """Targets separated by commas, semicolons or spaces; None (not given) is the default list."""
+    if text is None:
+        return DEFAULT_ARCHS[:8]
+    archs = [a for a in re.split(r"[,;\s]+", text) if a]
+    if not archs:
+        raise UserError(f"{option} {text!r} names no GPU target", f"pass e.g. {option} gfx90a,gfx942, or leave it out")
     bad = [a for a in archs if valid and a not in valid]
     if bad:
-        raise UserError(f"unknown GPU target(s) {', '.join(bad)} for this compiler",
+        raise UserError(f"unknown GPU target(s) {', '.join(bad)} in {option} for this compiler",
                         f"choose from: {' '.join(valid)}")
     return archs
 
@@ -31,13 +37,13 @@ def parse_scaling(text: str | None, available: int) -> list[int]:
 
 
 def variants(archs: list[str], native_archs: list[str], scaling: list[int],
-             compress: bool) -> list[Variant]:
+             compress: bool, baseline: str = JIT_ESTIMATE_ARCH) -> list[Variant]:
     out = [
         Variant("native", "native", tuple(archs)),
         Variant("spirv", "spirv", ()),
         # One native target: the baseline SPIR-V must beat, and the measured
         # stand-in for the JIT's work at first launch.
-        Variant("native-1", "native", (JIT_ESTIMATE_ARCH,)),
+        Variant("native-1", "native", (baseline,)),
     ]
     if native_archs:
         out.append(Variant("hybrid", "hybrid", tuple(native_archs)))

@@ -19,10 +19,11 @@ from rocm_spirv.toolchain.probe import ProbeResult
 
 
 class BuildFailed(Exception):
-    def __init__(self, step: str, tail: str) -> None:
+    def __init__(self, step: str, tail: str, command: list[str] | None = None) -> None:
         super().__init__(f"{step} failed")
         self.step = step
         self.tail = tail
+        self.command = command or []
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class Setup:
     jobs: int
     wheel: bool = False  # build with `pip wheel` (scikit-build-core) instead of cmake
     build_isolation: bool = True  # pip's isolated build environment (wheel mode)
+    defines: tuple[str, ...] = ()  # VAR=VALUE cache entries for every variant (-D)
+    targets: tuple[str, ...] = ()  # build only these targets (--target); all when empty
 
     def tool(self, name: str) -> str:
         beside = Path(sys.executable).parent / name
@@ -60,7 +63,7 @@ def configure_command(setup: Setup, variant: Variant, build: Path, tc_path: Path
         setup.tool("cmake"), "-S", str(setup.project), "-B", str(build), "-G", "Ninja",
         f"-DCMAKE_MAKE_PROGRAM={setup.tool('ninja')}", f"-DCMAKE_TOOLCHAIN_FILE={tc_path}",
         *([f"-DCMAKE_HIP_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}"] if flags else []),
-        "-DCMAKE_BUILD_TYPE=Release",
+        "-DCMAKE_BUILD_TYPE=Release", *(f"-D{d}" for d in setup.defines),
     ]
 
 
@@ -75,11 +78,13 @@ def wheel_command(setup: Setup, variant: Variant, build: Path, tc_path: Path) ->
         f"-Ccmake.define.CMAKE_TOOLCHAIN_FILE={tc_path}",
         *([f"-Ccmake.define.CMAKE_HIP_FLAGS={' '.join(flags)}",
            f"-Ccmake.define.CMAKE_CXX_FLAGS={' '.join(flags)}"] if flags else []),
+        *(f"-Ccmake.define.{d}" for d in setup.defines),
     ]
 
 
 def build_command(setup: Setup, build: Path) -> list[str]:
-    return [setup.tool("cmake"), "--build", str(build), "--parallel", str(setup.jobs)]
+    targets = ["--target", *setup.targets] if setup.targets else []
+    return [setup.tool("cmake"), "--build", str(build), "--parallel", str(setup.jobs), *targets]
 
 
 def _children_cpu() -> float:
@@ -94,7 +99,7 @@ def _timed(cmd: list[str], step: str, **env: str) -> float:
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         lines = (proc.stdout + proc.stderr).strip().splitlines()
-        raise BuildFailed(step, "\n".join(lines[-25:]))
+        raise BuildFailed(step, "\n".join(lines[-25:]), cmd)
     return elapsed
 
 

@@ -6,6 +6,7 @@ import fcntl
 import hashlib
 import os
 import platform
+import shlex
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -91,7 +92,7 @@ def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Cal
                 try:
                     vr.runs.append(run_once(setup, vr.variant, work / vr.variant.name))
                 except BuildFailed as err:
-                    vr.error = f"{err.step} failed:\n{err.tail}"
+                    vr.error = f"{err.step} failed: {shlex.join(err.command)}\n{err.tail}"
         if not setup.wheel:
             c.commands.append(build_command(setup, work / "<variant>"))
     except KeyboardInterrupt:
