@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from rocm_spirv.generate.toolchain_file import hip_spirv_flags
 from rocm_spirv.toolchain.choose import choose
 from rocm_spirv.toolchain.probe import ProbeResult
 from rocm_spirv.toolchain.provision import read_manifest, sha256
@@ -131,9 +132,7 @@ def build_program(compiler: ProbeResult, mode: Mode, workdir: Path) -> ModeStatu
     src = workdir / "program.hip"
     src.write_text(PROGRAM)
     obj, exe = workdir / f"{mode}.o", workdir / mode
-    flags = [] if mode == "native" else [f if not f.startswith("-fvisibility") else f"-Xarch_amdgcnspirv {f}"
-                                         for f in compiler.spirv_flags]
-    flat = [w for f in flags for w in f.split()]
+    flat = [] if mode == "native" else hip_spirv_flags(compiler.spirv_flags)
     steps = [
         ("compile", [*compiler.argv, "-x", "hip", *(f"--offload-arch={a}" for a in archs), *flat,
                      "-O1", "-c", str(src), "-o", str(obj)]),

@@ -27,17 +27,12 @@ def probe_all(compiler: str | None = None, prefix: Path | None = None, use_cache
     return results
 
 
-def rank(r: ProbeResult) -> tuple[int, ...]:
-    """Lower is better: a complete ROCm toolchain, then SPIR-V, then order of discovery."""
-    return (0 if r.hip else 1, 0 if r.can_spirv else 1, 0 if r.complete else 1, 1 if r.source == "ziglang" else 0)
-
-
 def choose(results: list[ProbeResult]) -> ProbeResult | None:
-    """The compiler builds will use. Raw ziglang never: it needs the prefix's wrappers."""
+    """The compiler builds will use: one that emits SPIR-V first, then a complete ROCm toolchain,
+    then discovery order. Raw ziglang never: it needs the prefix's wrappers."""
     usable = [r for r in results if r.hip and r.source != "ziglang"]
-    if not usable:
-        return None
-    return min(usable, key=lambda r: (rank(r), usable.index(r)))
+    # min() keeps the first of equals: discovery order breaks ties.
+    return min(usable, key=lambda r: (not r.can_spirv, not r.complete), default=None)
 
 
 def resolve(value: str | None, offload: str = "native", prefix: Path | None = None) -> ProbeResult:

@@ -49,13 +49,17 @@ class Llvm:
         return [*self.driver(), "-cc1"]
 
 
+def parse_version(text: str) -> str | None:
+    m = re.search(r"clang version (\d+\.\d+\.\d+)", text)
+    return m.group(1) if m else None
+
+
 def _version(argv: list[str]) -> str | None:
     try:
         out = subprocess.run([*argv, "--version"], capture_output=True, text=True, check=False, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    m = re.search(r"clang version (\d+\.\d+\.\d+)", out.stdout)
-    return m.group(1) if m else None
+    return parse_version(out.stdout)
 
 
 def distribution_llvms(pattern: str = "/usr/lib/llvm-*/bin/clang") -> list[Llvm]:

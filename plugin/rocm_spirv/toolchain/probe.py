@@ -7,7 +7,6 @@ import glob
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -17,7 +16,7 @@ from pathlib import Path
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.toolchain.discover import Candidate
 from rocm_spirv.toolchain.headers import version_from_header
-from rocm_spirv.toolchain.llvm import parse_supported_cpus
+from rocm_spirv.toolchain.llvm import parse_supported_cpus, parse_version
 from rocm_spirv.toolchain.paths import cache_dir
 from rocm_spirv.toolchain.provision import read_manifest
 
@@ -99,11 +98,6 @@ def _run(argv: list[str], cwd: Path | None = None, timeout: float = 120) -> subp
 def _tail(proc: subprocess.CompletedProcess[str]) -> str:
     lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if "error" in ln.lower()]
     return (lines or (proc.stderr + proc.stdout).splitlines() or ["no output"])[-1].strip()
-
-
-def parse_version(text: str) -> str | None:
-    m = re.search(r"clang version (\d+\.\d+\.\d+)", text)
-    return m.group(1) if m else None
 
 
 def _find_tool(name: str, compiler: Path, extra_dirs: list[Path]) -> str | None:
