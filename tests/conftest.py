@@ -27,6 +27,31 @@ def toolchain(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def user_prefix() -> Path:
+    """The prefix `rocm-spirv toolchain provision` makes for the user (.ci/setup runs it): what a
+    plain `pip wheel .` finds with no setting at all."""
+    from rocm_spirv.toolchain.paths import default_prefix
+
+    prefix = default_prefix()
+    if not (prefix / "manifest.json").is_file() or not (prefix / "bin" / "clang++").is_file():
+        pytest.skip(f"no provisioned toolchain at {prefix}: run `rocm-spirv toolchain provision` (.ci/setup does)")
+    return prefix
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Third-party wheels and a rocm-spirv wheel of the checkout, for isolated offline pip builds."""
+    from wheelhouse import fill
+
+    wh = tmp_path_factory.mktemp("wheelhouse")
+    try:
+        fill(REPO, wh)
+    except RuntimeError as err:
+        pytest.skip(str(err))
+    return wh
+
+
+@pytest.fixture(scope="session")
 def toolchain_hip(toolchain: Path) -> Path:
     """Every prefix now carries ROCm 7 HIP headers; the name stays for the tests that need them."""
     return toolchain

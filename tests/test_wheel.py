@@ -11,37 +11,24 @@ import pytest
 from bundles import device_entries, fatbin_sections, split_bundles
 from conftest import REPO, SAMPLES
 from rocm_spirv.cli import main
-from wheelhouse import build_wheel, dist_info_file, fill, make_venv, offline_env, shared_objects
+from wheelhouse import build_wheel, dist_info_file, make_venv, offline_env, shared_objects
 
 SPIRV_ENTRY = "hip-spirv64-amd-amdhsa--amdgcnspirv"
 PROJECT = SAMPLES / "python_ext"
 
 
 @pytest.fixture(scope="session")
-def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    wh = tmp_path_factory.mktemp("wheelhouse")
-    try:
-        fill(REPO, wh)
-    except RuntimeError as err:
-        pytest.skip(str(err))
-    return wh
-
-
-def compiler_settings(prefix: Path) -> list[str]:
-    return [f"cmake.define.CMAKE_HIP_COMPILER={prefix / 'bin' / 'clang++'}"]
+def spirv_wheel(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path, user_prefix: Path) -> Path:
+    """The default build: a plain `pip wheel .`, no setting and no variable; rocm-spirv's
+    entry points supply the toolchain and find the package."""
+    return build_wheel(PROJECT, tmp_path_factory.mktemp("dist-spirv"), wheelhouse, [])
 
 
 @pytest.fixture(scope="session")
-def spirv_wheel(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path, toolchain: Path) -> Path:
-    """The default build: no RocmSpirv_DIR, no mode; the cmake.root entry point finds the package."""
-    return build_wheel(PROJECT, tmp_path_factory.mktemp("dist-spirv"), wheelhouse, compiler_settings(toolchain))
-
-
-@pytest.fixture(scope="session")
-def native_wheel(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path, toolchain: Path) -> Path:
+def native_wheel(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path, user_prefix: Path) -> Path:
     """Native mode from SKBUILD_CMAKE_DEFINE, its targets from -C: the two usual knobs."""
     return build_wheel(PROJECT, tmp_path_factory.mktemp("dist-native"), wheelhouse,
-                       [*compiler_settings(toolchain), "cmake.define.ROCM_SPIRV_NATIVE_ARCHS=gfx942;gfx1100"],
+                       ["cmake.define.ROCM_SPIRV_NATIVE_ARCHS=gfx942;gfx1100"],
                        {"SKBUILD_CMAKE_DEFINE": "ROCM_SPIRV_OFFLOAD=native"})
 
 
@@ -162,7 +149,7 @@ def test_repair_of_a_missing_wheel_is_one_line(capsys: pytest.CaptureFixture[str
     assert "no such wheel" in capsys.readouterr().err
 
 
-def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, toolchain: Path, tmp_path: Path) -> None:
+def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, user_prefix: Path, tmp_path: Path) -> None:
     """The third knob: [tool.scikit-build.cmake.define] in the project's pyproject.toml."""
     import shutil
 
@@ -173,7 +160,7 @@ def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, toolchain: Pat
     assert '# ROCM_SPIRV_OFFLOAD = "spirv"' in text
     pyproject.write_text(text.replace('# ROCM_SPIRV_OFFLOAD = "spirv"',
                                       'ROCM_SPIRV_OFFLOAD = "hybrid"\nROCM_SPIRV_NATIVE_ARCHS = "gfx942"'))
-    whl = build_wheel(project, tmp_path / "dist", wheelhouse, compiler_settings(toolchain))
+    whl = build_wheel(project, tmp_path / "dist", wheelhouse, [])
     (so,) = shared_objects(whl, tmp_path / "x")
     # Beside a native entry clang names the SPIR-V one with the hipv4 prefix too.
     assert device_entries(bundler(toolchain), so) == ["hipv4-amdgcn-amd-amdhsa--gfx942",
@@ -182,12 +169,11 @@ def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, toolchain: Pat
     assert record["offload"] == "hybrid" and record["shared_objects"][0]["targets"] == ["amdgcnspirv", "gfx942"]
 
 
-def test_small_kernels_alone_with_library_kernels_off(wheelhouse: Path, toolchain: Path,
+def test_small_kernels_alone_with_library_kernels_off(wheelhouse: Path, user_prefix: Path, toolchain: Path,
                                                      tmp_path: Path) -> None:
     """SPIRV_DEMO_LIBRARY_KERNELS=OFF (benchmarks/wheel_sizes.py's small variants): the 54 small
     kernels only, still one SPIR-V bundle and nothing native."""
-    whl = build_wheel(PROJECT, tmp_path / "dist", wheelhouse,
-                      [*compiler_settings(toolchain), "cmake.define.SPIRV_DEMO_LIBRARY_KERNELS=OFF"])
+    whl = build_wheel(PROJECT, tmp_path / "dist", wheelhouse, ["cmake.define.SPIRV_DEMO_LIBRARY_KERNELS=OFF"])
     (so,) = shared_objects(whl, tmp_path / "x")
     assert device_entries(bundler(toolchain), so) == [SPIRV_ENTRY]
     assert [len(split_bundles(s)) for s in fatbin_sections(so)] == [1]

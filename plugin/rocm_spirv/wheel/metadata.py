@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rocm_spirv import __version__
+from rocm_spirv.inspect.base import FormatError
 from rocm_spirv.inspect.report import SPIRV, Entry, FileReport
 from rocm_spirv.inspect.scan import inspect_path
 
 SCHEMA = 1
 FILENAME = "rocm_spirv.json"
+# A record lists kernels by name; far below this even for a library with thousands.
+MAX_RECORD_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -101,3 +105,36 @@ def write_record(record: dict[str, Any], output: Path) -> None:
     tmp = output.with_name(output.name + f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     tmp.replace(output)
+
+
+def read_record(wheel: Path) -> dict[str, Any]:
+    """The rocm_spirv.json a wheel carries in its .dist-info (bounded: a record is small)."""
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            names = [i for i in z.infolist() if i.filename.count("/") == 1
+                     and i.filename.split("/")[0].endswith(".dist-info") and i.filename.endswith("/" + FILENAME)]
+            if not names:
+                raise FormatError(f"{wheel}: no {FILENAME} in the wheel's .dist-info (it was built without "
+                                  "rocm_spirv_wheel_metadata())")
+            if names[0].file_size > MAX_RECORD_BYTES:
+                raise FormatError(f"{wheel}: {names[0].filename} is {names[0].file_size} bytes, more than a "
+                                  f"record can be ({MAX_RECORD_BYTES})")
+            data = json.loads(z.read(names[0]).decode("utf-8"))
+    except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise FormatError(f"{wheel}: not a wheel with a readable {FILENAME} ({err})") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise FormatError(f"{wheel}: {FILENAME} is not a schema {SCHEMA} record")
+    return data
+
+
+def describe(wheel: Path, record: dict[str, Any]) -> list[str]:
+    """The record in lines a log keeps: one per shared object, the wheel's totals first."""
+    compiler = record.get("compiler") or {}
+    lines = [f"{wheel}: offload {record.get('offload', '?')}, built by {compiler.get('path') or '?'} "
+             f"({compiler.get('id', '')} {compiler.get('version', '')})".rstrip()]
+    for so in record.get("shared_objects", []):
+        targets = ",".join(so.get("targets", [])) or "no device code"
+        kind = "spirv-only" if so.get("spirv_only") else so.get("offload", "?")
+        lines.append(f"  {so.get('path', '?')}: {kind}, targets {targets}, {so.get('kernel_count', 0)} kernels, "
+                     f"device code {so.get('device_size', 0)} of {so.get('size', 0)} bytes")
+    return lines

@@ -14,7 +14,15 @@ from rocm_spirv.errors import UserError
 
 # The HIP runtime comes from the machine's ROCm (or the distribution): vendoring
 # it would pin one ROCm into the wheel and shadow the driver-matched one.
-DEFAULT_EXCLUDES = ("libamdhip64.so*", "libhsa-runtime64.so*", "libamd_comgr.so*")
+# libhsakmt and the ROCm runtime's own helpers come in through libamdhip64's NEEDED list.
+HIP_RUNTIME = ("libamdhip64.so*", "libhsa-runtime64.so*", "libamd_comgr.so*", "libhsakmt.so*",
+               "librocprofiler-register.so*")
+
+
+def exclude_patterns(extra: Sequence[str], vendor_hip_runtime: bool = False) -> list[str]:
+    """What auditwheel leaves out: the HIP runtime unless asked for, plus the user's own patterns."""
+    base = [] if vendor_hip_runtime else list(HIP_RUNTIME)
+    return base + [p for p in extra if p not in base]
 
 
 def find_patchelf() -> str | None:
@@ -45,7 +53,7 @@ def repair_command(wheel: Path, wheel_dir: Path, excludes: Sequence[str], plat: 
     return [*cmd, *extra]
 
 
-def repair(wheel: Path, wheel_dir: Path, excludes: Sequence[str] = DEFAULT_EXCLUDES, plat: str | None = None,
+def repair(wheel: Path, wheel_dir: Path, excludes: Sequence[str] = HIP_RUNTIME, plat: str | None = None,
            extra: Sequence[str] = ()) -> int:
     if not wheel.is_file():
         raise UserError(f"{wheel}: no such wheel", "pass a .whl built by pip wheel")

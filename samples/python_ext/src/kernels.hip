@@ -1,6 +1,8 @@
-// Kernels from clang builtins only, so the same source builds for every gfx*
-// and for amdgcnspirv with no ROCm headers. The instantiations stand in for the
-// many type/operator combinations a real library ships.
+// Kernels the way a ROCm library writes them, with the HIP headers and the device
+// libraries. The instantiations stand in for the many type/operator combinations a
+// real library ships.
+#include <hip/hip_runtime.h>
+
 #include "hip_api.h"
 
 #define DEMO_GLOBAL __attribute__((global))
@@ -82,8 +84,8 @@ hipError_t saxpy(float a, const float* x, float* y, size_t n, const char** what)
   hipError_t err = hipSuccess;
   unsigned un = static_cast<unsigned>(n);
   void* args[] = {&a, &dx, &dy, &un};
-  dim3 grid{static_cast<unsigned>((n + 255) / 256), 1, 1};
-  dim3 block{256, 1, 1};
+  dim3 grid(static_cast<unsigned>((n + 255) / 256));
+  dim3 block(256);
   if (grid.x > 1024) grid.x = 1024;
   if (grid.x == 0) grid.x = 1;
 #define DEMO_TRY(call)   \

@@ -9,7 +9,7 @@
 namespace {
 
 PyObject* NoDeviceError = nullptr;
-constexpr hipError_t kNoDevice = 100;  // hipErrorNoDevice
+constexpr hipError_t kNoDevice = hipErrorNoDevice;
 
 // Raises NoDeviceError (no AMD GPU or driver) or RuntimeError for other HIP errors.
 PyObject* hip_error(hipError_t err, const char* what) {

@@ -1,0 +1,3 @@
+from ._core import device_count, saxpy_device
+
+__all__ = ["device_count", "saxpy_device"]
