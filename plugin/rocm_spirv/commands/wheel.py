@@ -86,6 +86,11 @@ def _repair(args: argparse.Namespace) -> int:
     missing = [str(w) for w in args.wheels if not w.is_file()]
     if missing:
         raise UserError(f"{', '.join(missing)}: no such wheel", "pass .whl files built by pip wheel")
+    names = [w.name for w in args.wheels]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise UserError(f"several wheels named {', '.join(clashes)}: each repaired one would replace the last in "
+                        f"{args.wheel_dir}", "repair them one at a time into different -w folders")
     excludes = repair.exclude_patterns(args.exclude, vendor_hip_runtime=args.vendor_hip_runtime)
     failed = [w for w in args.wheels if repair.repair(w, args.wheel_dir, excludes, args.plat) != 0]
     for w in failed:
