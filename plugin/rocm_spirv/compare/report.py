@@ -178,11 +178,19 @@ def scaling_points(c: Comparison) -> tuple[list[tuple[int, float, float]], Varia
     return pts, c.get("spirv")
 
 
-def plot_scaling(c: Comparison, out: Path) -> bool:
+# matplotlib is the optional `plot` extra: without it the report says how to get the picture.
+NO_MATPLOTLIB = "scaling.png is not drawn: matplotlib is not installed (pip install 'rocm-spirv[plot]')"
+
+
+def plot_scaling(c: Comparison, out: Path) -> bool | str:
+    """True when drawn; False when there is no scaling to draw; a note when it cannot be drawn."""
     pts, spirv = scaling_points(c)
     if len(pts) < 2 or spirv is None:
         return False
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        return NO_MATPLOTLIB
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -217,10 +225,12 @@ def write_report(c: Comparison, directory: Path) -> list[Path]:
     data = to_json(c)
     written = [directory / "report.json"]
     write_atomic(written[0], json.dumps(data, indent=2) + "\n")
-    has_plot = plot_scaling(c, directory / "scaling.png")
+    plot = plot_scaling(c, directory / "scaling.png")
+    has_plot = plot is True
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(templates_dir() / "report"),
                              autoescape=False, keep_trailing_newline=True)
-    md = env.get_template("compare.md.j2").render(data=data, has_plot=has_plot)
+    md = env.get_template("compare.md.j2").render(data=data, has_plot=has_plot,
+                                                  plot_note=plot if isinstance(plot, str) else "")
     write_atomic(directory / "report.md", md)
     written.append(directory / "report.md")
     if has_plot:
