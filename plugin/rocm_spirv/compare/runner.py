@@ -126,8 +126,9 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
 
 def _wheel_once(setup: Setup, variant: Variant, build: Path, tc_path: Path, cpu0: float) -> Run:
     # pip configures and builds in one step: the whole of it is the wheel's build time.
+    # The variant's toolchain file is the whole configuration: the wheel provider stays out.
     elapsed = _timed(wheel_command(setup, variant, build, tc_path), "pip wheel",
-                     CMAKE_BUILD_PARALLEL_LEVEL=str(setup.jobs))
+                     CMAKE_BUILD_PARALLEL_LEVEL=str(setup.jobs), ROCM_SPIRV_SKBUILD="0")
     cpu = _children_cpu() - cpu0
     wheels = sorted((build / "dist").glob("*.whl"))
     if len(wheels) != 1:
