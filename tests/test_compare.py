@@ -47,9 +47,14 @@ def test_compare_kernels_report(toolchain: Path, tmp_path: Path) -> None:
                                                      "file_size"}
     assert all(b["measured_from"] == 1 and b["measured_up_to"] == 3 and b["text"] for b in data["break_even"])
     assert data["compiler"]["version"].startswith("22.")
+    # compare's own time is what its wall time holds beyond the configures and builds it timed.
+    timed = sum(run["configure_s"] + run["build_s"] for r in data["results"] for run in r["runs"])
+    over = data["overhead"]
+    assert over["timed_s"] == pytest.approx(timed) and over["wall_s"] > timed
+    assert over["fraction"] == pytest.approx((over["wall_s"] - timed) / over["wall_s"])
     assert (tmp_path / "scaling.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = (tmp_path / "report.md").read_text()
-    assert "| spirv | amdgcnspirv |" in md and "estimate" in md
+    assert "| spirv | amdgcnspirv |" in md and "estimate" in md and "compare's own overhead:" in md
     assert json.loads((tmp_path / "report.json").read_text())["summary"] == s
 
 

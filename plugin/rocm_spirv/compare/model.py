@@ -141,6 +141,17 @@ class Comparison:
     kind: str = "cmake"  # cmake: configure + build; wheel: pip wheel (--wheel)
     partial: bool = False
     reproduction: dict[str, Any] | None = None  # set by --against: see compare/reproduce.py
+    wall_s: float = 0.0  # the whole session: toolchain files, builds, inspection, clean-up
+
+    @property
+    def timed_s(self) -> float:
+        """What the figures measure: every configure and build (pip wheel) of every run."""
+        return sum(run.configure_s + run.build_s for r in self.results for run in r.runs)
+
+    @property
+    def overhead_fraction(self) -> float | None:
+        """compare's own share of its wall time (probing, toolchain files, inspecting, removing)."""
+        return (self.wall_s - self.timed_s) / self.wall_s if self.wall_s > 0 and self.timed_s > 0 else None
 
     def get(self, name: str) -> VariantResult | None:
         return next((r for r in self.results if r.variant.name == name and r.ok), None)

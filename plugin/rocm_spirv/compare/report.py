@@ -70,6 +70,7 @@ def to_json(c: Comparison) -> dict[str, Any]:
         "commands": c.commands,
         "summary": summary(c),
         "ratio_stats": ratio_stats(c),
+        "overhead": {"wall_s": c.wall_s, "timed_s": c.timed_s, "fraction": c.overhead_fraction},
         "break_even": [{**asdict(b), "text": b.text} for b in break_even(c)],
         "notes": {
             "break_even": "per metric, the number of native targets at which the per-arch build reaches "
@@ -82,6 +83,8 @@ def to_json(c: Comparison) -> dict[str, Any]:
                                           "67-105 ms per kernel at first launch",
             "ratio_stats": "each summary ratio computed per repeat (repeats run round-robin across "
                            "variants): median, low, high, n",
+            "overhead": "compare's own time: its wall time minus every configure and build it timed "
+                        "(toolchain files, inspecting artifacts, removing build dirs)",
         },
         "results": [result(r) for r in c.results],
         "reproduction": c.reproduction,
@@ -141,6 +144,9 @@ def print_human(c: Comparison, console: Console) -> None:
     console.print("  SPIR-V wins, per-arch build with more targets than:")
     for b in break_even(c):
         console.print(f"    {b.label}: {b.text}", markup=False, highlight=False)
+    if c.overhead_fraction is not None:
+        console.print(f"  compare's own overhead: {c.wall_s - c.timed_s:.1f} s of {c.wall_s:.1f} s "
+                      f"({c.overhead_fraction:.1%})", markup=False, highlight=False)
     for r in c.results:
         if r.error:
             console.print(f"[red]{r.variant.name} failed[/]:\n{r.error}")

@@ -8,6 +8,7 @@ import os
 import platform
 import shlex
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,8 +49,10 @@ def compare(setup: Setup, plan: list[Variant], repeat: int, compiler: dict[str, 
             progress: Callable[[str], None] = lambda _msg: None) -> Comparison:
     c = Comparison(str(setup.project), machine(), compiler, [VariantResult(v) for v in plan],
                    kind="wheel" if setup.wheel else "cmake")
+    t0 = time.perf_counter()
     with work_dir(setup.project) as work:
         _run_all(c, setup, work, repeat, progress)
+    c.wall_s = time.perf_counter() - t0
     return c
 
 
