@@ -20,7 +20,7 @@ function(rocm_spirv_target)
   foreach(t IN LISTS ARG_UNPARSED_ARGUMENTS)
     _rocm_spirv_check_target(rocm_spirv_target "${t}")
     # A target is retargeted once; asking again the same way changes nothing.
-    set(request "OFFLOAD ${ARG_OFFLOAD} ARCHS ${archs}")
+    _rocm_spirv_describe_request(request "${ARG_OFFLOAD}" "${archs}")
     get_target_property(before "${t}" _ROCM_SPIRV_REQUESTED)
     if(before)
       if(NOT before STREQUAL request)
@@ -35,6 +35,18 @@ function(rocm_spirv_target)
     cmake_language(EVAL CODE "
       cmake_language(DEFER CALL _rocm_spirv_apply [[${t}]] [[${ARG_OFFLOAD}]] [[${archs}]])")
   endforeach()
+endfunction()
+
+# A call's request as the user wrote it, for comparing and for messages.
+function(_rocm_spirv_describe_request out mode archs)
+  if(mode STREQUAL "")
+    set(mode "default")
+  endif()
+  list(JOIN archs "," archs)
+  if(archs STREQUAL "")
+    set(archs "default")
+  endif()
+  set(${out} "OFFLOAD ${mode}, ARCHS ${archs}" PARENT_SCOPE)
 endfunction()
 
 # OFFLOAD and ARCHS of a call, checked when the call is made; archs_out gets the

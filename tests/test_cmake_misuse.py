@@ -34,8 +34,11 @@ def run(misuse: tuple[Path, Path], toolchain: Path, calls: str, *defs: str) -> t
 FATAL = [
     # rocm_spirv_target
     ("rocm_spirv_target(gpu)\nrocm_spirv_target(gpu OFFLOAD native)",
-     ["gpu was already retargeted with (OFFLOAD ARCHS ), now asked for (OFFLOAD native ARCHS )",
+     ["gpu was already retargeted with (OFFLOAD default, ARCHS default), now asked for (OFFLOAD native, ARCHS "
+      "default)",
       "Remedy: keep one rocm_spirv_target(gpu"]),
+    ("rocm_spirv_target(gpu OFFLOAD native ARCHS gfx942)\nrocm_spirv_target(gpu OFFLOAD native ARCHS gfx90a)",
+     ["now asked for (OFFLOAD native, ARCHS gfx90a)", "Remedy:"]),
     ("rocm_spirv_target(gpu OFFLOAD native ARCHS gfx9999)",
      ["unknown GPU architecture 'gfx9999' in rocm_spirv_target(ARCHS)", "does not know gfx9999",
       "Remedy: name one the compiler accepts", "gfx942"]),
@@ -69,7 +72,7 @@ FATAL = [
     ("rocm_spirv_verify(gpu EXPECT bogus)", ["EXPECT must be spirv-only, native or hybrid, not 'bogus'", "Remedy:"]),
     ("rocm_spirv_verify(gpu native)", ["unknown argument(s) 'native'", "Remedy: rocm_spirv_verify(<target> [EXPECT"]),
     ("rocm_spirv_verify(gpu)\nrocm_spirv_verify(gpu EXPECT native)",
-     ["gpu is already verified with (EXPECT ), now asked for (EXPECT native)", "Remedy: keep one"]),
+     ["gpu is already verified against the target's own mode, now asked for EXPECT native", "Remedy: keep one"]),
 ]
 
 
@@ -89,7 +92,8 @@ def test_unknown_arch_in_the_cache_option_is_a_configure_error(misuse: tuple[Pat
 
 
 def test_same_request_twice_is_a_no_op(misuse: tuple[Path, Path], toolchain: Path) -> None:
-    calls = ("rocm_spirv_target(gpu OFFLOAD hybrid ARCHS gfx942)\nrocm_spirv_target(gpu OFFLOAD hybrid ARCHS gfx942)\n"
+    calls = ("rocm_spirv_target(gpu OFFLOAD hybrid ARCHS gfx942)\n"
+             "rocm_spirv_target(gpu OFFLOAD hybrid ARCHS \"gfx942,\")\n"
              "rocm_spirv_verify(gpu)\nrocm_spirv_verify(gpu)")
     rc, out = run(misuse, toolchain, calls)
     assert rc == 0, out
