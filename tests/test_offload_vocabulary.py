@@ -3,6 +3,7 @@ rocm_spirv.offload give the same modes, target lists and SPIR-V device flags."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -113,3 +114,18 @@ def test_no_module_keeps_state_in_plain_variables(name: str) -> None:
         elif depth == 0 and stripped.startswith("set(") and " CACHE " not in stripped:
             raise AssertionError(f"{name}: top-level plain variable: {stripped}")
 
+
+
+def test_config_header_names_every_public_function_and_option() -> None:
+    """RocmSpirvConfig.cmake's reference header cannot fall behind the modules it includes."""
+    config = (REPO / "cmake" / "RocmSpirvConfig.cmake").read_text()
+    header = config[: config.index("\nif(")]
+    modules = "\n".join(p.read_text() for p in sorted((REPO / "cmake").glob("RocmSpirv*.cmake")))
+    functions = set(re.findall(r"^function\((rocm_spirv_\w+)", modules, re.MULTILINE))
+    options = set(re.findall(r"^set\((ROCM_SPIRV_\w+) [^\n]*CACHE (?!INTERNAL)", modules, re.MULTILINE))
+    assert functions >= {"rocm_spirv_target", "rocm_spirv_retarget_directory", "rocm_spirv_verify"}
+    assert options >= {"ROCM_SPIRV_OFFLOAD", "ROCM_SPIRV_NATIVE_ARCHS"}
+    for name in functions | options:
+        assert f"#   {name}" in header, name
+    properties = header[header.index("# Target properties"):]
+    assert "#   ROCM_SPIRV_OFFLOAD" in properties and "#   ROCM_SPIRV_ARCHS" in properties
