@@ -1,37 +1,73 @@
-# Cache options and name checks shared by every RocmSpirv function.
+# Cache options and the checks shared by every RocmSpirv function. Functions read
+# the options as $CACHE{...}: the result never depends on which directory called
+# find_package() or a function, nor on a plain variable of the same name there.
 include_guard(GLOBAL)
+include("${CMAKE_CURRENT_LIST_DIR}/RocmSpirvOffload.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/RocmSpirvProbe.cmake")
 
+_rocm_spirv_modes(_rocm_spirv_modes)
 set(ROCM_SPIRV_OFFLOAD "spirv" CACHE STRING
   "GPU code to build: spirv (one universal SPIR-V target), native (per-arch), hybrid (both)")
-set_property(CACHE ROCM_SPIRV_OFFLOAD PROPERTY STRINGS spirv native hybrid)
+set_property(CACHE ROCM_SPIRV_OFFLOAD PROPERTY STRINGS ${_rocm_spirv_modes})
+unset(_rocm_spirv_modes)
 set(ROCM_SPIRV_NATIVE_ARCHS "" CACHE STRING
   "Native targets for native/hybrid mode (gfx942;gfx1100;gfx11-generic…); empty: the project's list")
+set(ROCM_SPIRV_PYTHON "" CACHE FILEPATH "Python with rocm_spirv importable (for rocm_spirv_verify)")
 
-set(_ROCM_SPIRV_GENERIC gfx9-generic gfx9-4-generic gfx10-1-generic gfx10-3-generic gfx11-generic
-    gfx12-generic)
+# The mode a call without OFFLOAD gets, and the native targets a call without
+# ARCHS gets (empty: the target's own list).
+function(_rocm_spirv_default_mode out)
+  set(${out} "$CACHE{ROCM_SPIRV_OFFLOAD}" PARENT_SCOPE)
+endfunction()
 
-# A processor (gfx90a, gfx942, gfx1201) optionally with target features
-# (gfx90a:xnack+), or a generic ISA name.
+function(_rocm_spirv_default_archs out)
+  _rocm_spirv_parse_archs(archs "$CACHE{ROCM_SPIRV_NATIVE_ARCHS}")
+  set(${out} "${archs}" PARENT_SCOPE)
+endfunction()
+
+# A processor this compiler knows (gfx90a, gfx942, gfx1201), optionally with
+# target features (gfx90a:xnack+), or a generic ISA name (gfx11-generic). The
+# compiler's own list when it gives one (clang -print-supported-cpus), else the
+# shape of a name.
 function(_rocm_spirv_check_archs where)
+  if(NOT ARGN)
+    return()
+  endif()
+  _rocm_spirv_generic_archs(generic)
+  _rocm_spirv_supported_archs(known)
+  _rocm_spirv_compiler(cxx)
   foreach(arch IN LISTS ARGN)
-    if(arch IN_LIST _ROCM_SPIRV_GENERIC)
-      continue()
+    string(REGEX REPLACE ":.*" "" processor "${arch}")
+    set(bad "")
+    if(NOT arch MATCHES "^[^:]+(:(sramecc|xnack)[+-])*$")
+      set(bad "target features are sramecc+/-, xnack+/- (gfx90a:xnack+)")
+    elseif(known AND NOT processor IN_LIST known)
+      set(bad "${cxx} does not know ${processor}")
+    elseif(NOT known AND NOT processor IN_LIST generic
+           AND (NOT processor MATCHES "^gfx[0-9]+[0-9a-f]*$" OR processor MATCHES "^gfx94[01]$"))
+      set(bad "not a processor name")
     endif()
-    if(NOT arch MATCHES "^gfx[0-9]+[0-9a-f]*(:(sramecc|xnack)[+-])*$" OR arch STREQUAL "gfx940"
-       OR arch STREQUAL "gfx941")
+    if(bad)
+      list(FILTER known INCLUDE REGEX "^gfx")
+      if(NOT known)
+        set(known "gfx90a, gfx942, gfx1100, … or generic ones (${generic})")
+      endif()
+      string(REPLACE ";" " " known "${known}")
       message(FATAL_ERROR
-        "RocmSpirv: unknown GPU architecture '${arch}' in ${where}. Use processor names such as "
-        "gfx90a, gfx942, gfx1100, or generic ones (${_ROCM_SPIRV_GENERIC}); gfx940/gfx941 are gone "
-        "in clang 22. Remedy: rocm-spirv doctor lists what the compiler accepts.")
+        "RocmSpirv: unknown GPU architecture '${arch}' in ${where} (${bad}). "
+        "Remedy: name one the compiler accepts: ${known}; rocm-spirv doctor lists them "
+        "(gfx940/gfx941 are gone in clang 22).")
     endif()
   endforeach()
 endfunction()
 
-function(_rocm_spirv_check_mode mode)
-  if(NOT mode MATCHES "^(spirv|native|hybrid)$")
+function(_rocm_spirv_check_mode where mode)
+  _rocm_spirv_modes(modes)
+  if(NOT mode IN_LIST modes)
+    string(REPLACE ";" ", " modes "${modes}")
     message(FATAL_ERROR
-      "RocmSpirv: offload mode '${mode}' is not spirv, native or hybrid. "
-      "Remedy: -DROCM_SPIRV_OFFLOAD=spirv (or native, hybrid).")
+      "RocmSpirv: offload mode '${mode}' in ${where} is not one of ${modes}. "
+      "Remedy: -DROCM_SPIRV_OFFLOAD=spirv (or OFFLOAD spirv|native|hybrid on the call).")
   endif()
   if(CMAKE_HIP_PLATFORM STREQUAL "spirv")
     message(FATAL_ERROR
@@ -40,12 +76,25 @@ function(_rocm_spirv_check_mode mode)
   endif()
 endfunction()
 
+# Arguments a public function does not know (a typo, a misplaced keyword) and
+# keywords left without a value are refused, not read as target names.
+function(_rocm_spirv_refuse_args caller usage missing unknown)
+  if(missing)
+    string(REPLACE ";" ", " missing "${missing}")
+    message(FATAL_ERROR "${caller}: ${missing} given without a value. Remedy: ${usage}")
+  endif()
+  if(unknown)
+    string(REPLACE ";" " " unknown "${unknown}")
+    message(FATAL_ERROR "${caller}: unknown argument(s) '${unknown}'. Remedy: ${usage}")
+  endif()
+endfunction()
+
 # The Python that runs `python -m rocm_spirv` for build steps, and the PYTHONPATH
 # that makes this copy of the package importable: in a wheel this file sits in
 # rocm_spirv/cmake, in a checkout beside plugin/.
 function(_rocm_spirv_python caller out_py out_path)
   set(found "")
-  foreach(py IN ITEMS "${ROCM_SPIRV_PYTHON}" "${Python_EXECUTABLE}" "${Python3_EXECUTABLE}")
+  foreach(py IN ITEMS "$CACHE{ROCM_SPIRV_PYTHON}" "$CACHE{Python_EXECUTABLE}" "$CACHE{Python3_EXECUTABLE}")
     if(py)
       set(found "${py}")
       break()
@@ -53,12 +102,12 @@ function(_rocm_spirv_python caller out_py out_path)
   endforeach()
   if(NOT found)
     find_package(Python3 COMPONENTS Interpreter QUIET)
-    set(found "${Python3_EXECUTABLE}")
+    set(found "$CACHE{Python3_EXECUTABLE}")
   endif()
   if(NOT found)
-    message(FATAL_ERROR "${caller}: no Python found; set -DROCM_SPIRV_PYTHON=/path/to/python")
+    message(FATAL_ERROR "${caller}: no Python found. Remedy: -DROCM_SPIRV_PYTHON=/path/to/python")
   endif()
-  get_filename_component(parent "${RocmSpirv_CMAKE_DIR}/.." ABSOLUTE)
+  get_filename_component(parent "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.." ABSOLUTE)
   if(EXISTS "${parent}/__init__.py")
     get_filename_component(parent "${parent}/.." ABSOLUTE)
   else()

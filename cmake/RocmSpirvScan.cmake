@@ -4,19 +4,19 @@
 # generators, FindHIP). A toolchain file or project hook never edits them, so
 # they are named with file and line instead of leaving a silent per-arch build.
 include_guard(GLOBAL)
+include("${CMAKE_CURRENT_LIST_DIR}/RocmSpirvOptions.cmake")
 
 set(ROCM_SPIRV_SCAN ON CACHE BOOL "Warn at configure time about per-arch CMake code retargeting cannot reach")
 
-# The rules (rocm-spirv migrate ids) whose findings a retargeting hook cannot fix
-# (rocm_spirv.migrate.findings.UNREACHABLE). Only their `build-file` findings are
-# reported: a toolchain-redirectable one (FindHIP's hip_add_* reading
-# HCC_AMDGPU_TARGET, which the generated toolchain file forces) is not.
-set(_ROCM_SPIRV_UNREACHABLE_RULES RSM106 RSM107 RSM108 RSM109 RSM110 RSM114 RSM115)
-
 function(_rocm_spirv_scan_project dir)
-  if(NOT ROCM_SPIRV_SCAN)
+  if(NOT "$CACHE{ROCM_SPIRV_SCAN}")
     return()
   endif()
+  # The rules (rocm-spirv migrate ids) whose findings a retargeting hook cannot fix
+  # (rocm_spirv.migrate.findings.UNREACHABLE). Only their `build-file` findings are
+  # reported: a toolchain-redirectable one (FindHIP's hip_add_* reading
+  # HCC_AMDGPU_TARGET, which the generated toolchain file forces) is not.
+  set(_ROCM_SPIRV_UNREACHABLE_RULES RSM106 RSM107 RSM108 RSM109 RSM110 RSM114 RSM115)
   _rocm_spirv_python("rocm-spirv scan" py pkg_parent)
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${pkg_parent}"

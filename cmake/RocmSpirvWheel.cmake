@@ -10,6 +10,7 @@
 #
 # Several calls (also from subdirectories) add up to one file.
 include_guard(GLOBAL)
+include("${CMAKE_CURRENT_LIST_DIR}/RocmSpirvOptions.cmake")
 
 function(rocm_spirv_wheel_metadata)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DESTINATION" "")
@@ -63,7 +64,7 @@ function(_rocm_spirv_wheel_emit)
       COMMAND \"${CMAKE_COMMAND}\" -E env \"PYTHONPATH=${pkg_parent}\" \"${py}\" -m rocm_spirv wheel metadata
               --targets \"${list_file}\" --output \"\$ENV{DESTDIR}${out}\"
               --compiler \"${cc}\" --compiler-id \"${cc_id}\" --compiler-version \"${cc_version}\"
-              --project \"${PROJECT_NAME}\" --default-offload \"${ROCM_SPIRV_OFFLOAD}\"
+              --project \"${PROJECT_NAME}\" --default-offload \"$CACHE{ROCM_SPIRV_OFFLOAD}\"
       RESULT_VARIABLE rc)
     if(NOT rc EQUAL 0)
       message(FATAL_ERROR \"rocm-spirv: writing ${out} failed (exit \${rc})\")

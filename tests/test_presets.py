@@ -85,3 +85,32 @@ def test_cmake_builds_the_spirv_and_hybrid_presets(project: Path, toolchain: Pat
         run([cmake, "--preset", preset, f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}"], cwd=project)
         run([cmake, "--build", "--preset", preset], cwd=project)
         assert entries(toolchain, project / "build" / preset / "librk_kernels.so") == expected
+
+
+NATIVE_PROJECT = """cmake_minimum_required(VERSION 3.21)
+set(CMAKE_HIP_ARCHITECTURES "gfx90a;gfx942" CACHE STRING "")
+project(pkg LANGUAGES CXX HIP)
+add_library(mylib SHARED saxpy.hip)
+target_compile_options(mylib PRIVATE -nogpuinc -nogpulib)
+find_package(RocmSpirv REQUIRED)
+rocm_spirv_target(mylib)
+rocm_spirv_verify(mylib)
+"""
+
+
+def test_native_preset_without_native_archs_builds_and_verifies_per_arch_code(tmp_path: Path, toolchain: Path) -> None:
+    """A plain `presets generate`: the native preset finds the package, keeps the project's list
+    and rocm_spirv_verify requires a code object for each of its targets."""
+    project = tmp_path / "pkg"
+    project.mkdir()
+    (project / "CMakeLists.txt").write_text(NATIVE_PROJECT)
+    shutil.copy(SAMPLES / "cmake" / "common" / "saxpy.hip", project / "saxpy.hip")
+    assert gen(project, toolchain) == 0
+    cmake = tool("cmake")
+    run([cmake, "--preset", "native", f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}"], cwd=project)
+    out = run([cmake, "--build", "--preset", "native"], cwd=project).stdout
+    build = project / "build" / "native"
+    assert "verifying mylib" in out
+    assert "--require native:gfx90a,gfx942" in (build / "build.ninja").read_text()
+    assert entries(toolchain, build / "libmylib.so") == ["hipv4-amdgcn-amd-amdhsa--gfx90a",
+                                                          "hipv4-amdgcn-amd-amdhsa--gfx942"]

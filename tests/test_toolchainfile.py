@@ -65,7 +65,7 @@ def test_header_says_what_generated_it_and_from_which_options(toolchain: Path, t
     assert f"toolchain generate --offload hybrid --native-archs gfx942,gfx1100 --compiler {toolchain}" in head
     assert "Native targets:  gfx942;gfx1100" in head and "SPIR-V path:     in-tree" in head
     for block in ("# 1. One build dir", "# 2. Compilers", "# 3. What this compiler needs",
-                  "# 4. GPU target lists", "# 5. Retarget every target"):
+                  "# 4. GPU target lists", "# 5. The RocmSpirv package", "# 6. Retarget every target"):
         assert block in text
     assert 'set(${_rocm_spirv_var} "amdgcnspirv;gfx942;gfx1100" CACHE STRING' in text
 

@@ -13,15 +13,12 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
-from rocm_spirv.generate.toolchain_file import hip_spirv_flags
+from rocm_spirv.offload import MODES, Mode, spirv_device_flags
 from rocm_spirv.toolchain.choose import choose
 from rocm_spirv.toolchain.probe import ProbeResult
 from rocm_spirv.toolchain.provision import read_manifest, sha256
 
-Mode = Literal["native", "spirv", "hybrid"]
-MODES: tuple[Mode, ...] = ("native", "spirv", "hybrid")
 PROVISION = "rocm-spirv toolchain provision"
 
 REMEDY = {
@@ -132,7 +129,7 @@ def build_program(compiler: ProbeResult, mode: Mode, workdir: Path) -> ModeStatu
     src = workdir / "program.hip"
     src.write_text(PROGRAM)
     obj, exe = workdir / f"{mode}.o", workdir / mode
-    flat = [] if mode == "native" else hip_spirv_flags(compiler.spirv_flags)
+    flat = [] if mode == "native" else spirv_device_flags(compiler.spirv_flags)
     steps = [
         ("compile", [*compiler.argv, "-x", "hip", *(f"--offload-arch={a}" for a in archs), *flat,
                      "-O1", "-c", str(src), "-o", str(obj)]),

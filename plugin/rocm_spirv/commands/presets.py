@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv.fsutil import write_atomic
-from rocm_spirv.generate.presets import MODES, TOOLCHAIN_DIR, merge, toolchain_file_name
-from rocm_spirv.generate.toolchain_file import ToolchainRequest, parse_archs, render
+from rocm_spirv.generate.presets import TOOLCHAIN_DIR, merge, toolchain_file_name
+from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
+from rocm_spirv.offload import MODES, parse_archs
 from rocm_spirv.toolchain.choose import resolve
 
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import write_atomic
-from rocm_spirv.generate.toolchain_file import MODES, ToolchainRequest, parse_archs, render
+from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
+from rocm_spirv.offload import MODES, parse_archs
 from rocm_spirv.toolchain.choose import choose, probe_all, resolve
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.provision import provision

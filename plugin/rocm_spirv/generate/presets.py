@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rocm_spirv.errors import UserError
+from rocm_spirv.offload import MODES
 
-MODES = ("native", "spirv", "hybrid")
 TOOLCHAIN_DIR = ".rocm-spirv"  # beside the presets file; holds this machine's toolchain files
 MIN_VERSION = 3  # toolchainFile appeared in presets version 3 (CMake 3.21)
 MARK = {"rocm-spirv": {"generated": True}}

@@ -15,11 +15,11 @@ import jinja2
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
+from rocm_spirv.offload import MODES, is_mode, offload_list, spirv_device_flags
 from rocm_spirv.resources import cmake_dir, templates_dir
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.probe import ProbeResult
 
-MODES = ("spirv", "native", "hybrid")
 HOOK = "RocmSpirvProjectInclude.cmake"
 
 
@@ -35,7 +35,7 @@ class ToolchainRequest:
     purpose: Literal["project", "skbuild"] = "project"
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
+        if not is_mode(self.mode):
             raise UserError(f"offload mode {self.mode!r} is not one of {', '.join(MODES)}",
                             "pass --offload spirv, native or hybrid")
 
@@ -53,25 +53,12 @@ class ToolchainFile:
         return default_prefix().parent / "toolchains" / f"{name}-{self.identity}.cmake"
 
 
-def parse_archs(text: str | None) -> tuple[str, ...]:
-    return tuple(a.strip() for a in (text or "").replace(";", ",").split(",") if a.strip())
-
-
 def check_archs(archs: tuple[str, ...], compiler: ProbeResult) -> None:
     known = set(compiler.gfx_targets)
     bad = [a for a in archs if known and a.split(":")[0] not in known]
     if bad:
         raise UserError(f"{compiler.path} does not know GPU target(s) {', '.join(bad)}",
                         "see `rocm-spirv toolchain list --json` (gfx_targets) for what it accepts")
-
-
-def hip_spirv_flags(flags: list[str]) -> list[str]:
-    # Default visibility is a device-code need (calls into device libraries the
-    # runtime links at JIT time); the host keeps whatever the project chose.
-    out: list[str] = []
-    for f in flags:
-        out += ["-Xarch_amdgcnspirv", f] if f.startswith("-fvisibility") else [f]
-    return out
 
 
 def _c_compiler(cxx: str) -> str | None:
@@ -85,11 +72,8 @@ def _c_compiler(cxx: str) -> str | None:
 
 def _lists(req: ToolchainRequest) -> list[str]:
     """The value GPU_TARGETS & co. get; empty: the project's own list is kept."""
-    if req.mode == "spirv":
-        return ["amdgcnspirv"]
-    if req.mode == "hybrid" and req.native_archs:
-        return ["amdgcnspirv", *req.native_archs]
-    return list(req.native_archs)
+    # The mode was checked when the request was made.
+    return list(offload_list(req.mode, req.native_archs)) if is_mode(req.mode) else []
 
 
 def canonical_command(req: ToolchainRequest, compiler: str) -> list[str]:
@@ -133,7 +117,7 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
         spirv_flags=spirv_flags,
         # A provisioned prefix's wrapper adds them itself, to compile steps only
         # (as flags variables they would also reach every link line, unused).
-        spirv_flags_hip="" if compiler.provisioned_prefix else " ".join(hip_spirv_flags(spirv_flags)),
+        spirv_flags_hip="" if compiler.provisioned_prefix else " ".join(spirv_device_flags(spirv_flags)),
         lists=";".join(lists),
         lists_comma=",".join(lists),
         hook=hook,
