@@ -16,21 +16,18 @@ Built in a staging dir beside the prefix, then swapped in with renames under a l
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import glob
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.fsutil import locked, write_atomic
 from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, runtime_stub, triton, wrappers
 from rocm_spirv.toolchain.llvm import Llvm, find_llvm, gfx_targets
 
@@ -163,17 +160,6 @@ def is_prefix(path: Path) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def _locked(prefix: Path) -> Iterator[None]:
-    prefix.parent.mkdir(parents=True, exist_ok=True)
-    with open(prefix.parent / f".{prefix.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 @dataclass(frozen=True)
 class ProvisionResult:
     prefix: str
@@ -197,7 +183,7 @@ def provision(prefix: Path, bundler: Path | None = None, triton_wheel: Path | No
     chosen = find_llvm(llvm)
     the_bundler = find_bundler(bundler, chosen)
     wheel = triton.fetch(triton_wheel)
-    with _locked(prefix):
+    with locked(prefix.parent / f".{prefix.name}.lock"):
         if prefix.exists() and any(prefix.iterdir()) and not is_prefix(prefix):
             raise UserError(f"{prefix} exists and is not a rocm-spirv toolchain prefix",
                             "choose another --prefix or empty that folder")
