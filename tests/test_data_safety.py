@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import subprocess
@@ -146,3 +147,201 @@ def test_one_exception_base() -> None:
     from rocm_spirv.migrate.cmake_lexer import CMakeSyntaxError
     for cls in (UserError, FormatError, BuildFailed, CMakeSyntaxError):
         assert issubclass(cls, RocmSpirvError)
+
+
+# -- one line for every OS error and bad file, exit 2 --------------------------------------------
+
+def cli(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The real entry point in a child process: a traceback would show on stderr."""
+    return subprocess.run([sys.executable, "-m", "rocm_spirv", *argv], capture_output=True, text=True,
+                          cwd=cwd, check=False, timeout=300)
+
+
+def one_line_error(proc: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("rocm-spirv: error: ")
+    for w in words:
+        assert w in proc.stderr, proc.stderr
+
+
+@pytest.fixture
+def cxx(toolchain: Path) -> str:
+    return str(toolchain / "bin" / "clang++")
+
+
+def presets(folder: Path, cxx: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return cli("presets", "generate", "--compiler", cxx, *extra, cwd=folder)
+
+
+def test_bad_presets_files_are_one_line(tmp_path: Path, cxx: str) -> None:
+    f = tmp_path / "CMakePresets.json"
+    f.write_bytes(b'{"version": 3, "displayName": "caf\xe9"}\n')
+    one_line_error(presets(tmp_path, cxx), "not UTF-8", "CMakePresets.json")
+    f.write_text("[" * 100_000 + "]" * 100_000)
+    one_line_error(presets(tmp_path, cxx), "too deeply")
+    f.unlink()
+    f.mkdir()
+    one_line_error(presets(tmp_path, cxx), "is a folder")
+    assert not (tmp_path / ".rocm-spirv").exists(), "nothing written before the refusal"
+    f.rmdir()
+    (tmp_path / ".rocm-spirv").write_text("mine\n")
+    one_line_error(presets(tmp_path, cxx), ".rocm-spirv", "not a folder")
+    assert (tmp_path / ".rocm-spirv").read_text() == "mine\n" and not f.exists()
+
+
+def test_prefix_pointing_at_a_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "pfx").write_text("mine\n")
+    one_line_error(cli("toolchain", "provision", "--prefix", str(tmp_path / "pfx")), "pfx")
+    assert (tmp_path / "pfx").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("code,word", [(errno.EROFS, "read-only"), (errno.EACCES, "permission"),
+                                       (errno.EPERM, "immutable"), (errno.ENOSPC, "disk is full"),
+                                       (errno.ENOTDIR, "folder")])
+def test_os_errors_are_one_line_with_a_remedy(tmp_path: Path, cxx: str, code: int, word: str) -> None:
+    # The errno raised where the file system would raise it: inside the one write path.
+    hook = (f"import errno, os, sys; from rocm_spirv import fsutil\n"
+            f"def fail(*a, **k): raise OSError({code}, os.strerror({code}), a[0] if a else None)\n"
+            f"fsutil.commit = fail\n"
+            f"from rocm_spirv.cli import main; sys.exit(main(sys.argv[1:]))\n")
+    out = tmp_path / "t.cmake"
+    proc = subprocess.run([sys.executable, "-c", hook, "toolchain", "generate", "--compiler", cxx,
+                           "--output", str(out)], capture_output=True, text=True, check=False, timeout=300)
+    one_line_error(proc, word)
+    assert not out.exists() and leftovers(tmp_path) == []
+
+
+def test_immutable_file_is_refused_in_one_line(tmp_path: Path, cxx: str) -> None:
+    out = tmp_path / "t.cmake"
+    assert cli("toolchain", "generate", "--compiler", cxx, "--output", str(out)).returncode == 0
+    if subprocess.run(["chattr", "+i", str(out)], capture_output=True, check=False).returncode != 0:
+        pytest.skip("chattr +i is not available on this file system")
+    try:
+        before = out.read_bytes()
+        # Another offload mode: the file would change, and the rename over it is not permitted.
+        one_line_error(cli("toolchain", "generate", "--compiler", cxx, "--offload", "hybrid",
+                           "--output", str(out)), str(out))
+        assert out.read_bytes() == before
+    finally:
+        subprocess.run(["chattr", "-i", str(out)], check=False)
+    assert leftovers(tmp_path) == []
+
+
+# -- ownership by content ----------------------------------------------------------------------
+
+def test_toolchain_generate_refuses_what_it_did_not_write(tmp_path: Path, cxx: str) -> None:
+    one_line_error(cli("toolchain", "generate", "--compiler", cxx, "--output", "/dev/null"), "/dev/null")
+    assert Path("/dev/null").is_char_device()
+    mine = tmp_path / "mine.cmake"
+    mine.write_text("set(CMAKE_CXX_COMPILER /opt/mine/clang++)\n")
+    mine.chmod(0o640)
+    one_line_error(cli("toolchain", "generate", "--compiler", cxx, "--output", str(mine)),
+                   "not written by rocm-spirv", "--force", "--output")
+    assert mine.read_text() == "set(CMAKE_CXX_COMPILER /opt/mine/clang++)\n"
+    # Its own unmodified output is replaced; edited, it is the user's.
+    out = tmp_path / "t.cmake"
+    assert cli("toolchain", "generate", "--compiler", cxx, "--output", str(out)).returncode == 0
+    assert "rocm-spirv-generated sha256=" in out.read_text().splitlines()[-1]
+    assert cli("toolchain", "generate", "--compiler", cxx, "--offload", "hybrid",
+               "--output", str(out)).returncode == 0
+    with out.open("a") as f:
+        f.write("# my own line\n")
+    edited = out.read_text()
+    one_line_error(cli("toolchain", "generate", "--compiler", cxx, "--output", str(out)), "edited since")
+    assert out.read_text() == edited
+    # --force is the remedy, and the file keeps its mode.
+    mine_mode = mode_of(mine)
+    assert cli("toolchain", "generate", "--compiler", cxx, "--output", str(mine), "--force").returncode == 0
+    assert mode_of(mine) == mine_mode and "rocm-spirv-generated" in mine.read_text()
+
+
+def test_presets_keep_user_files_and_edited_presets(tmp_path: Path, cxx: str) -> None:
+    tc = tmp_path / ".rocm-spirv"
+    tc.mkdir()
+    (tc / "spirv.cmake").write_text("# my own spirv toolchain\n")
+    one_line_error(presets(tmp_path, cxx), "spirv.cmake", "not written by rocm-spirv", "--force")
+    assert (tc / "spirv.cmake").read_text() == "# my own spirv toolchain\n"
+    assert not (tmp_path / "CMakePresets.json").exists()
+    (tc / "spirv.cmake").unlink()
+    assert presets(tmp_path, cxx).returncode == 0
+    f = tmp_path / "CMakePresets.json"
+    doc = json.loads(f.read_text())
+    doc["configurePresets"][1]["cacheVariables"] = {"MY_OPTION": "ON"}  # the user edits "spirv"
+    f.write_text(json.dumps(doc, indent=2))
+    proc = presets(tmp_path, cxx, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["kept"] == ["spirv"]
+    assert json.loads(f.read_text())["configurePresets"][1]["cacheVariables"] == {"MY_OPTION": "ON"}
+
+
+def test_concurrent_presets_runs_keep_each_others_presets(tmp_path: Path, cxx: str) -> None:
+    for trial in range(4):
+        folder = tmp_path / f"t{trial}"
+        folder.mkdir()
+        cmd = [sys.executable, "-m", "rocm_spirv", "presets", "generate", "--compiler", cxx]
+        procs = [subprocess.Popen([*cmd, "--name-prefix", f"{p}-"], cwd=folder, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for p in ("a", "b", "c")]
+        for p in procs:
+            _, err = p.communicate(timeout=300)
+            assert p.returncode == 0, err
+        names = {p["name"] for p in json.loads((folder / "CMakePresets.json").read_text())["configurePresets"]}
+        assert names == {f"{p}-{m}" for p in "abc" for m in ("native", "spirv", "hybrid")}, trial
+
+
+# -- escaping --------------------------------------------------------------------------------
+
+def test_compiler_path_with_quote_configures(tmp_path: Path, toolchain: Path) -> None:
+    from tcfile import configure
+    weird = tmp_path / 'we"ird $x;y\\z'
+    weird.mkdir()
+    (weird / "clang++").symlink_to(toolchain / "bin" / "clang++")
+    (weird / "clang").symlink_to(toolchain / "bin" / "clang")
+    out = tmp_path / "t.cmake"
+    proc = cli("toolchain", "generate", "--compiler", str(weird / "clang++"), "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    from conftest import SAMPLES
+    configure(SAMPLES / "kernels", tmp_path / "build", out)
+
+
+def test_cmake_quoting_reads_back_the_value(tmp_path: Path) -> None:
+    from rocm_spirv.generate.toolchain_file import cmake_quoted
+    value = 'a "b" \\c ${HOME} $ENV{X} ;d'
+    (tmp_path / "q.cmake").write_text(f'set(V "{cmake_quoted(value)}")\nfile(WRITE "${{OUT}}" "${{V}}")\n')
+    subprocess.run(["cmake", f"-DOUT={tmp_path / 'v'}", "-P", str(tmp_path / "q.cmake")], check=True)
+    assert (tmp_path / "v").read_text() == value
+
+
+def test_newline_in_a_path_is_refused(tmp_path: Path, toolchain: Path) -> None:
+    weird = tmp_path / "a\nset(EVIL 1)"
+    weird.mkdir()
+    (weird / "clang++").symlink_to(toolchain / "bin" / "clang++")
+    out = tmp_path / "t.cmake"
+    one_line_error(cli("toolchain", "generate", "--compiler", str(weird / "clang++"), "--output", str(out)),
+                   "line break")
+    assert not out.exists()
+
+
+def test_bazel_generate_keeps_a_users_toolchain_config(tmp_path: Path, cxx: str) -> None:
+    repo = tmp_path / "repo"
+    assert cli("bazel", "generate", "--output", str(repo), "--compiler", cxx).returncode == 0
+    cfg = repo / "toolchain_config.bzl"
+    cfg.write_text('CLANG = "/opt/mine/clang++"\n')  # replaced by the user's own
+    other = repo / "BUILD.bazel"
+    before = other.read_bytes()
+    one_line_error(cli("bazel", "generate", "--output", str(repo), "--compiler", cxx),
+                   "toolchain_config.bzl", "not written by rocm-spirv", "--force")
+    assert cfg.read_text() == 'CLANG = "/opt/mine/clang++"\n' and other.read_bytes() == before
+    assert cli("bazel", "generate", "--output", str(repo), "--compiler", cxx, "--force").returncode == 0
+    assert "rocm-spirv-generated" in cfg.read_text()
+
+
+def test_starlark_literals_read_back_the_value() -> None:
+    import ast
+
+    from rocm_spirv.bazel import make_var_in, starlark, starlark_in
+    value = 'a "b" \\c $(X) ;d é'
+    # Starlark string literals are a subset of Python's: Python reads the same value.
+    assert ast.literal_eval(starlark(value)) == value
+    assert ast.literal_eval('"""' + starlark_in(value) + '"""') == value
+    assert ast.literal_eval('"' + make_var_in(value) + '"').replace("$$", "$") == value

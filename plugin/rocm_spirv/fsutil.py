@@ -186,22 +186,23 @@ def write_atomic(path: Path, data: str | bytes, mode: int | None = None, what: s
 
 
 @contextlib.contextmanager
-def locked(lock_file: Path) -> Iterator[None]:
-    """An exclusive advisory lock held while the block runs (released by the kernel on kill -9).
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock held while the block runs (the kernel drops it on kill -9).
 
-    The lock file is left in place: removing it would let a waiter lock a file a newcomer no
-    longer sees."""
+    path is a lock file (created if missing, and left in place: removing it would let a waiter
+    lock a file a newcomer no longer sees) or an existing folder, which is locked itself so that
+    nothing is added to it."""
     try:
-        lock_file.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, default_mode())
+        if path.is_dir():
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, default_mode())
     except FileExistsError:
-        raise UserError(f"cannot lock {lock_file}: {lock_file.parent} is a file, not a folder",
+        raise UserError(f"cannot lock {path}: {path.parent} is a file, not a folder",
                         "move that file away or pick another path") from None
-    except IsADirectoryError:
-        raise UserError(f"cannot lock {lock_file}: it is a folder", "remove it (it only ever holds a lock)") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)
-
