@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rocm_spirv import fsutil
 from rocm_spirv.errors import RocmSpirvError, UserError
 from rocm_spirv.fsutil import write_atomic
@@ -345,3 +347,184 @@ def test_starlark_literals_read_back_the_value() -> None:
     assert ast.literal_eval(starlark(value)) == value
     assert ast.literal_eval('"""' + starlark_in(value) + '"""') == value
     assert ast.literal_eval('"' + make_var_in(value) + '"').replace("$$", "$") == value
+
+
+# -- migrate --apply edits bytes ---------------------------------------------------------------
+
+TOP = b"cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+SUB = b"set(GPU_TARGETS gfx90a)  # caf\xe9 (Latin-1)\r\nadd_library(k{i} k.hip)\n"
+
+
+def migrate_project(root: Path, subdirs: int = 3) -> Path:
+    root.mkdir(parents=True)
+    (root / "CMakeLists.txt").write_bytes(TOP + b"".join(b"add_subdirectory(d%d)\n" % i for i in range(subdirs)))
+    for i in range(subdirs):
+        (root / f"d{i}").mkdir()
+        (root / f"d{i}" / "CMakeLists.txt").write_bytes(SUB.replace(b"{i}", str(i).encode()))
+    return root
+
+
+def tree(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(root)): (p.read_bytes(), mode_of(p)) for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def migrate(*argv: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", *argv], capture_output=True,
+                          check=False, timeout=120)
+
+
+def test_diff_is_exactly_what_apply_writes_and_applies_with_patch_and_git(tmp_path: Path) -> None:
+    root = migrate_project(tmp_path / "p")
+    (root / "d1" / "CMakeLists.txt").write_bytes(b"\xef\xbb\xbf" + SUB.replace(b"{i}", b"1"))  # UTF-8 BOM
+    (root / "d2" / "CMakeLists.txt").chmod(0o664)
+    original = tree(root)
+    diff = migrate(str(root), "--diff")
+    assert diff.returncode == 0 and diff.stderr == b""
+    assert b"caf\xe9" in diff.stdout and b"d1/CMakeLists.txt" in diff.stdout  # the BOM file is edited
+    assert migrate(str(root), "--apply").returncode == 0
+    applied = tree(root)
+    for tool in (["patch", "-s", "-p1"], ["git", "apply", "-p1", "-"]):
+        copy = tmp_path / f"copy-{tool[0]}"
+        migrate_project(copy)
+        for rel, (data, mode) in original.items():
+            (copy / rel).write_bytes(data)
+            (copy / rel).chmod(mode)
+        subprocess.run(tool, input=diff.stdout, cwd=copy, check=True)
+        assert {k: v[0] for k, v in tree(copy).items()} == {k: v[0] for k, v in applied.items()}, tool
+    for rel, (_, mode) in original.items():
+        new, new_mode = applied[rel]
+        assert new_mode == mode, rel
+        assert b"caf\xe9" in new or rel == "CMakeLists.txt"
+    assert applied["d1/CMakeLists.txt"][0].startswith(b"\xef\xbb\xbf")
+    assert not [p for p in root.rglob(".*") if p.is_file()], "no temp, staged or journal file left"
+
+
+def test_apply_edits_a_symlinks_target_and_refuses_hard_links_and_read_only(tmp_path: Path) -> None:
+    root = migrate_project(tmp_path / "p")
+    shared = tmp_path / "shared.cmake"
+    shared.write_bytes((root / "d0" / "CMakeLists.txt").read_bytes())
+    (root / "d0" / "CMakeLists.txt").unlink()
+    (root / "d0" / "CMakeLists.txt").symlink_to(shared)
+    os.link(root / "d1" / "CMakeLists.txt", tmp_path / "other-name.txt")
+    before = tree(root)
+    proc = migrate(str(root), "--apply")
+    assert proc.returncode == 2 and b"hard links" in proc.stderr and b"Traceback" not in proc.stderr
+    assert tree(root) == before, "refused before anything was written"
+    (tmp_path / "other-name.txt").unlink()
+    (root / "d2" / "CMakeLists.txt").chmod(0o444)
+    before = tree(root)
+    proc = migrate(str(root), "--apply")
+    assert proc.returncode == 2 and b"read-only" in proc.stderr and tree(root) == before
+    (root / "d2" / "CMakeLists.txt").chmod(0o644)
+    assert migrate(str(root), "--apply").returncode == 0
+    assert (root / "d0" / "CMakeLists.txt").is_symlink() and b"rocm_spirv_target(k0)" in shared.read_bytes()
+
+
+def test_apply_stops_when_a_file_changed_after_it_was_read(tmp_path: Path) -> None:
+    from rocm_spirv.migrate.apply import as_bytes, commit_order, plan
+    from rocm_spirv.migrate.commit import apply_all
+    from rocm_spirv.migrate.scan import scan
+    root = migrate_project(tmp_path / "p")
+    s = scan(root)
+    changes = as_bytes(plan(s), s.bom)
+    with (root / "d2" / "CMakeLists.txt").open("ab") as f:
+        f.write(b"# added while migrate ran\n")
+    before = tree(root)
+    with pytest.raises(UserError, match="changed while migrate ran"):
+        apply_all(root, changes, s.stamps, commit_order(changes))
+    assert tree(root) == before
+
+
+def test_check_fails_when_files_were_skipped(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "CMakeLists.txt").write_text("project(p)\nset(GPU_TARGETS amdgcnspirv)\n")
+    assert migrate(str(root), "--check").returncode == 0
+    with (root / "big.cmake").open("wb") as f:
+        f.truncate(5 << 20)
+    proc = migrate(str(root), "--check")
+    assert proc.returncode == 1 and b"big.cmake" in proc.stdout and b"larger than 4 MiB" in proc.stdout
+
+
+# Runs migrate and SIGKILLs itself just before its Nth file-system call of the write path
+# (N = 0: count them and exit normally), so the kill lands at a chosen point of the apply.
+KILL_AT = """
+import os, signal, sys
+from rocm_spirv.cli import main
+n = int(sys.argv[1]); count = 0
+def hook(name):
+    real = getattr(os, name)
+    def call(*a, **k):
+        global count
+        count += 1
+        if count == n:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*a, **k)
+    setattr(os, name, call)
+for name in ("open", "fsync", "replace", "unlink", "fchmod", "write"):
+    hook(name)
+code = main(sys.argv[2:])
+print(count, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def killed_at(n: int, *argv: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-c", KILL_AT, str(n), "migrate", *argv], capture_output=True,
+                          check=False, timeout=120)
+
+
+def test_kill_9_during_apply_loses_nothing(tmp_path: Path) -> None:
+    import random
+    reference = migrate_project(tmp_path / "ref", subdirs=6)
+    original = tree(reference)
+    counted = killed_at(0, str(reference), "--apply")
+    assert counted.returncode == 0
+    calls = int(counted.stderr.split()[-1])
+    expected = tree(reference)
+    rng = random.Random(17)
+    states = set()
+    for trial in range(20):
+        root = migrate_project(tmp_path / f"t{trial}", subdirs=6)
+        n = rng.randint(1, calls)
+        proc = killed_at(n, str(root), "--apply")
+        assert proc.returncode == -9 and b"Traceback" not in proc.stderr, (n, proc.stderr)
+        state = tree(root)
+        changed = {k for k in original if state[k][0] != original[k][0]}
+        states.add(len(changed))
+        # Every state configures: a subdirectory's edit never lands before the top level's find_package.
+        if changed - {"CMakeLists.txt"}:
+            assert "CMakeLists.txt" in changed, (trial, n)
+        assert all(state[k][0] in (original[k][0], expected[k][0]) for k in original), "no byte lost or mixed"
+        assert all(state[k][1] == original[k][1] for k in original), "no mode changed"
+        fin = migrate(str(root), "--apply")
+        assert fin.returncode == 0 and b"Traceback" not in fin.stderr, fin.stderr
+        assert tree(root) == expected, (trial, n)
+        assert not [p.name for p in root.rglob(".*")], "no leftover after the next run"
+    assert len(states) > 2, f"the kills should land before, inside and after the commit: {states}"
+
+
+NOT_NEWLINE = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b" ").replace(b"\r", b" "))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(before=NOT_NEWLINE, after=NOT_NEWLINE, tail=st.binary(max_size=40),
+       eol=st.sampled_from([b"\n", b"\r\n"]), bom=st.booleans())
+def test_apply_changes_exactly_the_bytes_diff_shows(tmp_path_factory: pytest.TempPathFactory, before: bytes,
+                                                    after: bytes, tail: bytes, eol: bytes, bom: bool) -> None:
+    root = tmp_path_factory.mktemp("h")
+    # Random bytes, in any encoding, in comments around a construct migrate edits, and after it.
+    src = ((b"\xef\xbb\xbf" if bom else b"") + b"project(p)" + eol + b"#" + before + eol
+           + b"set(GPU_TARGETS gfx90a)" + eol + b"#" + after + eol + b"#[[" + tail.replace(b"]]", b"") + b"]]")
+    (root / "CMakeLists.txt").write_bytes(src)
+    diff = migrate(str(root), "--diff")
+    assert diff.returncode == 0 and diff.stdout, diff.stderr
+    assert migrate(str(root), "--apply").returncode == 0
+    applied = (root / "CMakeLists.txt").read_bytes()
+    copy = root / "copy"
+    copy.mkdir()
+    (copy / "CMakeLists.txt").write_bytes(src)
+    subprocess.run(["patch", "-s", "-p1"], input=diff.stdout, cwd=copy, check=True)
+    assert (copy / "CMakeLists.txt").read_bytes() == applied
+    for part in (before, after, tail.replace(b"]]", b"")):
+        assert part in applied

@@ -113,12 +113,33 @@ def check_target(path: Path, what: str = "") -> Target:
     if not st.st_mode & 0o222:
         raise UserError(f"refusing to write {label}: it is read-only (mode {stat.S_IMODE(st.st_mode):04o})",
                         "make it writable (chmod u+w) if it should change, or write elsewhere")
+    if attr_flags(real) & (FS_IMMUTABLE_FL | FS_APPEND_FL):
+        raise UserError(f"refusing to write {label}: it is immutable or append-only (chattr +i/+a)",
+                        "lift that (chattr -i -a) if it should change, or write elsewhere")
     if st.st_nlink > 1:
         raise UserError(f"refusing to write {label}: it has {st.st_nlink} hard links, and replacing it would "
                         "split them", "break the link yourself (cp FILE tmp && mv tmp FILE) or write elsewhere")
     if os.geteuid() != 0 and not os.access(real, os.W_OK):
         raise UserError(f"refusing to write {label}: you may not write it", "check its owner and mode")
     return Target(real, st)
+
+
+FS_IOC_GETFLAGS = 0x80086601
+FS_IMMUTABLE_FL, FS_APPEND_FL = 0x10, 0x20
+
+
+def attr_flags(path: Path) -> int:
+    """chattr flags of a regular file (0 where the file system has none)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return 0
+    try:
+        return int.from_bytes(fcntl.ioctl(fd, FS_IOC_GETFLAGS, bytes(8))[:4], "little")
+    except OSError:
+        return 0
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(folder: Path) -> None:
