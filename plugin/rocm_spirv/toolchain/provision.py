@@ -27,7 +27,7 @@ from pathlib import Path
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import locked, write_atomic
+from rocm_spirv.fsutil import locked, umask, write_atomic
 from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, runtime_stub, triton, wrappers
 from rocm_spirv.toolchain.llvm import Llvm, find_llvm, gfx_targets
 
@@ -167,6 +167,15 @@ class ProvisionResult:
     manifest: Manifest
 
 
+def _remove_stale(prefix: Path) -> None:
+    """Staging and old-prefix folders of runs killed before they cleaned up. Called under the lock,
+    so no live run of this prefix owns one."""
+    for pattern in (f".{prefix.name}.tmp-*", f".{prefix.name}.old-*"):
+        for stale in prefix.parent.glob(pattern):
+            if stale.is_dir() and not stale.is_symlink():
+                shutil.rmtree(stale, ignore_errors=True)
+
+
 def _swap_in(staging: Path, prefix: Path) -> None:
     if not prefix.exists():
         os.replace(staging, prefix)
@@ -188,7 +197,10 @@ def provision(prefix: Path, bundler: Path | None = None, triton_wheel: Path | No
             raise UserError(f"{prefix} exists and is not a rocm-spirv toolchain prefix",
                             "choose another --prefix or empty that folder")
         existing = read_manifest(prefix)
+        _remove_stale(prefix)
         staging = Path(tempfile.mkdtemp(prefix=f".{prefix.name}.tmp-", dir=prefix.parent))
+        # mkdtemp makes 0700; the prefix is a shared install, as mkdir would make it.
+        os.chmod(staging, 0o777 & ~umask())
         try:
             manifest = _build(staging, prefix, chosen, the_bundler, wheel)
             if existing is not None and existing.key() == manifest.key():
