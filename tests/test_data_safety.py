@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -497,6 +498,9 @@ def test_kill_9_during_apply_loses_nothing(tmp_path: Path) -> None:
             assert "CMakeLists.txt" in changed, (trial, n)
         assert all(state[k][0] in (original[k][0], expected[k][0]) for k in original), "no byte lost or mixed"
         assert all(state[k][1] == original[k][1] for k in original), "no mode changed"
+        if (root / ".rocm-spirv-migrate.journal").exists():  # --check writes nothing: it says what to run
+            check = migrate(str(root), "--check")
+            assert check.returncode == 2 and b"did not finish" in check.stderr and b"--apply" in check.stderr
         fin = migrate(str(root), "--apply")
         assert fin.returncode == 0 and b"Traceback" not in fin.stderr, fin.stderr
         assert tree(root) == expected, (trial, n)
@@ -573,3 +577,47 @@ def test_kill_9_during_provision_leaves_nothing_the_next_run_keeps(tmp_path: Pat
     assert again.returncode == 0, again.stderr
     assert sorted(p.name for p in prefix.parent.iterdir()) == [".toolchain.lock", "toolchain"]
     assert mode_of(prefix) == 0o755 and (prefix / "manifest.json").is_file()
+
+
+# -- real read-only and full file systems (a tmpfs mounted for the test; needs root) -----------------
+
+@pytest.fixture
+def tmpfs(tmp_path: Path) -> Iterator[Path]:
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+                      capture_output=True, check=False).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def test_read_only_file_system_is_one_line_and_keeps_the_file(tmpfs: Path, cxx: str) -> None:
+    out = tmpfs / "t.cmake"
+    assert cli("toolchain", "generate", "--compiler", cxx, "--output", str(out)).returncode == 0
+    before = out.read_bytes()
+    subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
+    one_line_error(cli("toolchain", "generate", "--compiler", cxx, "--offload", "hybrid", "--output", str(out)),
+                   "Read-only file system", "mounted read-only")
+    one_line_error(presets(tmpfs, cxx), "Read-only file system")
+    assert out.read_bytes() == before and sorted(p.name for p in tmpfs.iterdir()) == ["t.cmake"]
+
+
+def test_full_disk_is_one_line_and_keeps_the_file(tmpfs: Path, cxx: str) -> None:
+    out = tmpfs / "t.cmake"
+    assert cli("toolchain", "generate", "--compiler", cxx, "--output", str(out)).returncode == 0
+    before = out.read_bytes()
+    fd = os.open(tmpfs / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 1024)
+    except OSError as err:
+        assert err.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    one_line_error(cli("toolchain", "generate", "--compiler", cxx, "--offload", "hybrid", "--output", str(out)),
+                   "disk is full")
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmpfs.iterdir()) == ["filler", "t.cmake"], "no temp file left behind"

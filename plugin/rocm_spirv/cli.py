@@ -57,6 +57,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         print(f"rocm-spirv: error: {os_error(err).line()}", file=sys.stderr)
         return 2
+    except UnicodeDecodeError as err:  # where a reader did not say which file itself
+        print(f"rocm-spirv: error: an input file is not {err.encoding} text (byte 0x{err.object[err.start]:02x} "
+              f"at offset {err.start}); save it as UTF-8", file=sys.stderr)
+        return 2
+    except RecursionError:  # absurdly nested JSON or CMake that a reader did not catch itself
+        print("rocm-spirv: error: an input file nests too deeply to read; fix that file", file=sys.stderr)
+        return 2
     except Terminated:
         print("rocm-spirv: terminated", file=sys.stderr)
         return 143
