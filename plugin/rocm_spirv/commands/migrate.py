@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from rocm_spirv.errors import UserError
+from rocm_spirv.fsutil import locked
 from rocm_spirv.migrate.apply import as_bytes, commit_order, plan, unified_diff
 from rocm_spirv.migrate.commit import apply_all, pending, recover
 from rocm_spirv.migrate.report import print_human, to_json
@@ -51,21 +52,26 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.reconfigure(errors="backslashreplace")
     base = root.resolve() if root.is_dir() else root.resolve().parent
     mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"
-    if args.apply:
-        done = recover(base)
-        if done:
-            print(f"rocm-spirv: {done}", file=sys.stderr)
-    elif (journal := pending(base)) is not None:
-        raise UserError(f"an earlier migrate --apply in {base} did not finish ({journal})",
-                        f"run rocm-spirv migrate --apply {root}: it finishes or rolls that back first")
-    s = scan(root.resolve(), tuple(args.exclude))
-    changes = as_bytes(plan(s), s.bom)
-    if args.diff:
-        _write_bytes(unified_diff(changes))
-        return 0
-    if args.apply and changes:
-        apply_all(base, changes, s.stamps, commit_order(changes))
-        s = scan(root.resolve(), tuple(args.exclude))  # report what is left after the edits
+    if not args.apply:
+        if (journal := pending(base)) is not None:
+            raise UserError(f"an earlier migrate --apply in {base} did not finish ({journal})",
+                            f"run rocm-spirv migrate --apply {root}: it finishes or rolls that back first")
+        s = scan(root.resolve(), tuple(args.exclude))
+        changes = as_bytes(plan(s), s.bom)
+        if args.diff:
+            _write_bytes(unified_diff(changes))
+            return 0
+    else:
+        # One apply at a time per project: the folder itself is the lock (no lock file left in it).
+        with locked(base):
+            done = recover(base)
+            if done:
+                print(f"rocm-spirv: {done}", file=sys.stderr)
+            s = scan(root.resolve(), tuple(args.exclude))
+            changes = as_bytes(plan(s), s.bom)
+            if changes:
+                apply_all(base, changes, s.stamps, commit_order(changes))
+                s = scan(root.resolve(), tuple(args.exclude))  # report what is left after the edits
     result = s.result
     changed = sorted(changes)
     if args.format == "json":
