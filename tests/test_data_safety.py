@@ -445,6 +445,10 @@ def test_check_fails_when_files_were_skipped(tmp_path: Path) -> None:
         f.truncate(5 << 20)
     proc = migrate(str(root), "--check")
     assert proc.returncode == 1 and b"big.cmake" in proc.stdout and b"larger than 4 MiB" in proc.stdout
+    (root / "big.cmake").unlink()
+    os.mkfifo(root / "pipe.cmake")  # read, it would block for ever
+    proc = migrate(str(root), "--check")
+    assert proc.returncode == 1 and b"pipe.cmake" in proc.stdout and b"not a regular file" in proc.stdout
 
 
 # Runs migrate and SIGKILLs itself just before its Nth file-system call of the write path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,8 +62,11 @@ class Read:
 
 def _read(path: Path) -> Read:
     try:
-        with open(path, "rb") as f:
+        # O_NONBLOCK: a FIFO with a CMake name must not hang the scan (it is refused below).
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
             st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return Read(None, why="not a regular file (a FIFO, device or socket); skipped")
             if st.st_size > MAX_BYTES:
                 return Read(None, why=f"larger than {MAX_BYTES >> 20} MiB; skipped")
             data = f.read(MAX_BYTES + 1)
