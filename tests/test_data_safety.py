@@ -647,3 +647,32 @@ def test_unmarked_output_of_an_earlier_version_is_refused_with_its_own_reason(tm
                    "set(CMAKE_CXX_COMPILER /opt/old/clang++)  # a user's edit, or not: no marker tells\n")
     one_line_error(cli("toolchain", "generate", "--compiler", cxx, "--output", str(old)),
                    "earlier rocm-spirv", "--force")
+
+
+def test_a_failure_past_the_commit_point_is_finished_by_the_next_run(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_spirv.migrate import commit as txn
+    from rocm_spirv.migrate.apply import as_bytes, commit_order, plan
+    from rocm_spirv.migrate.scan import scan
+    reference = migrate_project(tmp_path / "ref")
+    assert migrate(str(reference), "--apply").returncode == 0
+    root = migrate_project(tmp_path / "p")
+    s = scan(root)
+    changes = as_bytes(plan(s), s.bom)
+    real_commit = txn.commit
+    calls = []
+
+    def second_fails(staged: Path, target: Path) -> None:
+        calls.append(target)
+        if len(calls) == 2:
+            raise OSError(errno.EIO, "Input/output error", str(target))
+        real_commit(staged, target)
+
+    monkeypatch.setattr(txn, "commit", second_fails)
+    with pytest.raises(UserError, match="stopped after 1 of 4"):
+        txn.apply_all(root, changes, s.stamps, commit_order(changes))
+    monkeypatch.setattr(txn, "commit", real_commit)
+    assert (root / "CMakeLists.txt").read_bytes() == (reference / "CMakeLists.txt").read_bytes()
+    fin = migrate(str(root), "--apply")
+    assert fin.returncode == 0 and b"finished an interrupted" in fin.stderr
+    assert tree(root) == tree(reference)

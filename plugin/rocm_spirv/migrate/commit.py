@@ -86,8 +86,14 @@ def apply_all(base: Path, changes: dict[str, tuple[bytes, bytes]], stamps: dict[
         journal.unlink(missing_ok=True)
         raise
     _write_journal(journal, "commit", entries)
-    for e in entries:
-        commit(Path(e.staged), Path(e.real))
+    for done, e in enumerate(entries):
+        try:
+            commit(Path(e.staged), Path(e.real))
+        except OSError as err:
+            # Past the commit point: the journal and the staged copies stay, for the next run.
+            raise UserError(f"migrate --apply stopped after {done} of {len(entries)} file(s) at {e.path} "
+                            f"({err.strerror}); the rest is staged and journaled in {journal}",
+                            "fix the cause and run rocm-spirv migrate --apply again to finish") from None
     journal.unlink()
 
 
