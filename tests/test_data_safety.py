@@ -676,3 +676,19 @@ def test_a_failure_past_the_commit_point_is_finished_by_the_next_run(tmp_path: P
     fin = migrate(str(root), "--apply")
     assert fin.returncode == 0 and b"finished an interrupted" in fin.stderr
     assert tree(root) == tree(reference)
+
+
+def test_default_path_recognises_its_unmarked_output_but_keeps_edits(tmp_path: Path, cxx: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROCM_SPIRV_PREFIX", str(tmp_path / "data" / "toolchain"))
+    first = cli("toolchain", "generate", "--compiler", cxx)
+    assert first.returncode == 0
+    path = Path(first.stdout.strip())
+    stamped = path.read_text()
+    body = "".join(stamped.splitlines(keepends=True)[:-1])
+    path.write_text(body.replace("# Use it on", "# (an older template)\n# Use it on"))  # unmarked, same identity
+    assert cli("toolchain", "generate", "--compiler", cxx).returncode == 0
+    assert path.read_text() == stamped
+    path.write_text(stamped + "# my edit\n")  # marked and edited: the user's
+    one_line_error(cli("toolchain", "generate", "--compiler", cxx), "edited since")
+    assert path.read_text().endswith("# my edit\n")

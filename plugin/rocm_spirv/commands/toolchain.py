@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv.errors import UserError
-from rocm_spirv.generate.ownership import plan_write, write_planned
+from rocm_spirv.generate.ownership import plan_write, state_of, write_planned
 from rocm_spirv.generate.toolchain_file import MODES, ToolchainRequest, parse_archs, render
 from rocm_spirv.toolchain.choose import choose, probe_all, resolve
 from rocm_spirv.toolchain.paths import default_prefix
@@ -90,13 +90,24 @@ def _provision(args: argparse.Namespace) -> int:
     return 0
 
 
+def _records_identity(path: Path, identity: str) -> bool:
+    try:
+        data = path.read_bytes() if path.is_file() else b""
+    except OSError:
+        return False
+    return state_of(data) == "foreign" and f"# Identity:        {identity}\n".encode() in data[:4096]
+
+
 def _generate(args: argparse.Namespace) -> int:
     req = ToolchainRequest(args.offload, parse_archs(args.native_archs))
     tc = render(req, resolve(args.compiler, req.mode))
     out: Path = args.output or tc.default_path()
     if out.is_dir():
         raise UserError(f"--output {out} is a directory", "name the toolchain file, e.g. --output spirv.cmake")
-    plan = plan_write(out, tc.text, args.force, "pass --force to replace it, or a different --output")
+    # The default path is content-addressed in rocm-spirv's own folder: a file there from a version
+    # that wrote no marker is still recognised by the identity it records.
+    legacy = args.output is None and _records_identity(out, tc.identity)
+    plan = plan_write(out, tc.text, args.force or legacy, "pass --force to replace it, or a different --output")
     changed = write_planned(plan)
     if args.json:
         print(json.dumps({"path": str(out.absolute()), "identity": tc.identity, "offload": req.mode,
