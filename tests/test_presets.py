@@ -46,7 +46,7 @@ def test_merges_beside_user_presets_and_is_idempotent(project: Path, toolchain: 
     assert (project / "CMakePresets.json").read_text().startswith('{\n    "version"'), "user indent kept"
     for mode in ("native", "spirv", "hybrid"):
         assert (project / ".rocm-spirv" / f"{mode}.cmake").is_file()
-    assert (project / ".rocm-spirv" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert "*" in (project / ".rocm-spirv" / ".gitignore").read_text().splitlines()
     text = (project / "CMakePresets.json").read_text()
     assert gen(project, toolchain, "--native-archs", "gfx942", "--json") == 0
     again = json.loads(capsys.readouterr().out)

@@ -151,3 +151,19 @@ def test_provider_stays_out_of_sdists_opt_outs_and_own_toolchains(tmp_path: Path
     assert provider.defaults(state="wheel", env={"CMAKE_ARGS": "-DCMAKE_TOOLCHAIN_FILE=/x.cmake"}) == {}
     (tmp_path / "pyproject.toml").write_text('[build-system]\nrequires = ["scikit-build-core"]\n')
     assert provider.defaults(state="wheel", env={}) == {}
+
+
+def test_the_providers_file_edited_by_the_user_is_theirs(toolchain: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROCM_SPIRV_PREFIX", str(toolchain))
+    path = provider.toolchain_file({})
+    assert path.parent == toolchain.parent / "toolchains" and path.name.startswith("skbuild-")
+    assert provider.toolchain_file({}) == path  # unchanged: written once
+    path.write_text(path.read_text() + "set(MY_OWN_SETTING ON)\n")
+    shutil.copy(PROJECT / "pyproject.toml", tmp_path / "pyproject.toml")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        provider.defaults(state="wheel", env={})
+    said = str(exc.value)
+    assert "\n" not in said and "edited since, so it is yours now" in said and f"remove {path}" in said
+    assert path.read_text().endswith("set(MY_OWN_SETTING ON)\n")

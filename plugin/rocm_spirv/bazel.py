@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,7 +11,8 @@ import jinja2
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.generate.ownership import Plan, plan_write, stamp, write_planned
+from rocm_spirv.generate.toolchain_file import refuse_newlines
 from rocm_spirv.resources import templates_dir
 from rocm_spirv.toolchain.choose import resolve
 from rocm_spirv.toolchain.probe import ProbeResult
@@ -57,24 +59,43 @@ def find_compiler(compiler: str | None) -> ProbeResult:
     return resolve(compiler)
 
 
+def starlark(value: object) -> str:
+    """value as a Starlark literal that reads back as exactly value (strings, lists, numbers, None).
+    JSON's string escapes are a subset of Starlark's; non-ASCII stays as it is (Starlark is UTF-8)."""
+    return "None" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def starlark_in(value: object) -> str:
+    """The inside of a Starlark string (also safe in a triple-quoted docstring)."""
+    return starlark(str(value))[1:-1]
+
+
+def make_var_in(value: object) -> str:
+    """Inside a string Bazel runs Make-variable substitution on (linkopts): `$` is written `$$`."""
+    return starlark_in(value).replace("$", "$$")
+
+
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir() / "bazel")),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters.update(starlark=starlark, starlark_in=starlark_in, make_var_in=make_var_in)
+    return env
 
 
 def workspace_snippet(out: Path) -> str:
-    lines = [f'local_repository(name = "rocm_spirv", path = "{out}")']
-    lines += [f'local_repository(name = "{n}", path = "{out}/offline/{n}")' for n in OFFLINE_REPOS]
+    lines = [f'local_repository(name = "rocm_spirv", path = {starlark(str(out))})']
+    lines += [f'local_repository(name = "{n}", path = {starlark(f"{out}/offline/{n}")})' for n in OFFLINE_REPOS]
     return "\n".join(lines) + "\n"
 
 
-def render(cfg: BazelConfig, out: Path) -> list[Path]:
-    """Write the repository to out; returns the files written."""
+def render(cfg: BazelConfig, out: Path, force: bool = False) -> list[Path]:
+    """Write the repository to out; returns the files written. Every file is checked before any is
+    written: a file rocm-spirv did not write (or one it wrote and the user edited) stops the run."""
     out = out.absolute()
     if out.exists() and not out.is_dir():
         raise UserError(f"{out} exists and is not a folder", "pass --output DIR for a new or generated folder")
@@ -98,25 +119,29 @@ def render(cfg: BazelConfig, out: Path) -> list[Path]:
         "hip_runtime_name": runtime.name if runtime else None,
         "workspace_snippet": workspace_snippet(out),
     }
-    written: list[Path] = []
+    refuse_newlines(compiler=cfg.compiler, hip_runtime=cfg.hip_runtime, output=str(out))
+    remedy = "pass --force to replace it, or --output DIR for a new folder"
+    plans: list[tuple[Plan, int]] = []
     for src in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = src.relative_to(root)
         # A wheel may drop the executable bit; scripts need it for sh_binary.
         mode = 0o755 if src.stat().st_mode & 0o111 or src.suffix == ".sh" else 0o644
         if rel.suffix == ".j2":
             dest = out / rel.with_suffix("")
-            write_atomic(dest, env.get_template(rel.as_posix()).render(**context), mode)
+            text = env.get_template(rel.as_posix()).render(**context)
         else:
             dest = out / rel
-            write_atomic(dest, src.read_bytes(), mode)
-        written.append(dest)
-    return written
+            text = src.read_text(encoding="utf-8")
+        plans.append((plan_write(dest, stamp(text, dest.name), force, remedy), mode))
+    for plan, mode in plans:
+        write_planned(plan, mode)
+    return [plan.path for plan, _ in plans]
 
 
-def generate(output: Path | None, compiler: str | None) -> tuple[Path, BazelConfig]:
+def generate(output: Path | None, compiler: str | None, force: bool = False) -> tuple[Path, BazelConfig]:
     cfg = BazelConfig.from_probe(find_compiler(compiler))
     out = (output or DEFAULT_OUTPUT).absolute()
-    render(cfg, out)
+    render(cfg, out, force)
     return out, cfg
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 
 from rocm_spirv import __version__
-from rocm_spirv.errors import UserError
+from rocm_spirv.errors import RocmSpirvError, os_error
 from rocm_spirv.resources import cmake_dir
 
 # Each name is a module in rocm_spirv.commands with register(subparsers); the
@@ -40,12 +42,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    # SIGTERM unwinds like Ctrl-C, so the finally blocks that remove temp files run.
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         code: int = args.func(args)
-    except UserError as err:
+    except RocmSpirvError as err:
         print(f"rocm-spirv: error: {err.line()}", file=sys.stderr)
+        return err.exit_code
+    except BrokenPipeError:
+        # The reader went away (| head): nothing more to say, and nothing to say it to.
+        with contextlib.suppress(OSError):
+            sys.stderr.close()
+        return 1
+    except OSError as err:
+        print(f"rocm-spirv: error: {os_error(err).line()}", file=sys.stderr)
         return 2
+    except UnicodeDecodeError as err:  # where a reader did not say which file itself
+        print(f"rocm-spirv: error: an input file is not {err.encoding} text (byte 0x{err.object[err.start]:02x} "
+              f"at offset {err.start}); save it as UTF-8", file=sys.stderr)
+        return 2
+    except RecursionError:  # absurdly nested JSON or CMake that a reader did not catch itself
+        print("rocm-spirv: error: an input file nests too deeply to read; fix that file", file=sys.stderr)
+        return 2
+    except Terminated:
+        print("rocm-spirv: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("rocm-spirv: interrupted", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return code
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the process was, so cleanup runs on the way out."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()

@@ -16,11 +16,13 @@ def register(sub: Any) -> None:
     g.add_argument("--output", type=Path, default=None,
                    help=f"folder to write (default: ./{DEFAULT_OUTPUT})")
     g.add_argument("--compiler", help="clang++ to use (default: discovered, or the provisioned one)")
+    g.add_argument("--force", action="store_true",
+                   help="replace files in --output that rocm-spirv did not write or you edited")
     g.set_defaults(func=_generate)
 
 
 def _generate(args: argparse.Namespace) -> int:
-    out, cfg = generate(args.output, args.compiler)
+    out, cfg = generate(args.output, args.compiler, args.force)
     spirv = "amdgcnspirv " + " ".join(cfg.spirv_flags) if cfg.spirv_flags is not None else "no SPIR-V"
     print(f"{out}: @rocm_spirv for {cfg.compiler} (clang {cfg.clang_version}, {spirv.strip()}, "
           f"{len(cfg.gfx_targets)} gfx targets)")

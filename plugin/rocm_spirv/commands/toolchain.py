@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.generate.ownership import plan_write, state_of, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.offload import MODES, parse_archs
 from rocm_spirv.toolchain.choose import choose, probe_all, resolve
@@ -46,6 +46,8 @@ def register(sub: Any) -> None:
                      help="native targets for native/hybrid mode (gfx942,gfx1100); default: the project's list")
     gen.add_argument("--compiler", default="auto", help="clang++ to use (default auto: what doctor picks)")
     gen.add_argument("--output", type=Path, help="file to write (default: a per-options file; its path is printed)")
+    gen.add_argument("--force", action="store_true",
+                     help="replace --output even if rocm-spirv did not write it or it was edited since")
     gen.add_argument("--json", action="store_true")
     gen.set_defaults(func=_generate)
 
@@ -89,15 +91,25 @@ def _provision(args: argparse.Namespace) -> int:
     return 0
 
 
+def _records_identity(path: Path, identity: str) -> bool:
+    try:
+        data = path.read_bytes() if path.is_file() else b""
+    except OSError:
+        return False
+    return state_of(data) == "foreign" and f"# Identity:        {identity}\n".encode() in data[:4096]
+
+
 def _generate(args: argparse.Namespace) -> int:
     req = ToolchainRequest(args.offload, parse_archs(args.native_archs))
     tc = render(req, resolve(args.compiler, req.mode))
     out: Path = args.output or tc.default_path()
     if out.is_dir():
         raise UserError(f"--output {out} is a directory", "name the toolchain file, e.g. --output spirv.cmake")
-    changed = not out.is_file() or out.read_text() != tc.text
-    if changed:
-        write_atomic(out, tc.text)
+    # The default path is content-addressed in rocm-spirv's own folder: a file there from a version
+    # that wrote no marker is still recognised by the identity it records.
+    legacy = args.output is None and _records_identity(out, tc.identity)
+    plan = plan_write(out, tc.text, args.force or legacy, "pass --force to replace it, or a different --output")
+    changed = write_planned(plan)
     if args.json:
         print(json.dumps({"path": str(out.absolute()), "identity": tc.identity, "offload": req.mode,
                           "native_archs": list(req.native_archs), "compiler": tc.compiler, "changed": changed},

@@ -13,12 +13,15 @@ from pathlib import Path
 
 from rocm_spirv.compare.model import Run, Variant
 from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
+from rocm_spirv.errors import RocmSpirvError
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.generate.toolchain_file import ToolchainFile, ToolchainRequest, canonical_command, render
 from rocm_spirv.toolchain.probe import ProbeResult
 
 
-class BuildFailed(Exception):
+class BuildFailed(RocmSpirvError):
+    exit_code = 1  # a build that fails is a failed gate, not bad input
+
     def __init__(self, step: str, tail: str, command: list[str] | None = None) -> None:
         super().__init__(f"{step} failed")
         self.step = step

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from rocm_spirv.offload import MODES
 
 TOOLCHAIN_DIR = ".rocm-spirv"  # beside the presets file; holds this machine's toolchain files
 MIN_VERSION = 3  # toolchainFile appeared in presets version 3 (CMake 3.21)
-MARK = {"rocm-spirv": {"generated": True}}
+VENDOR = "rocm-spirv"
 
 DISPLAY = {
     "native": "Per-architecture GPU code (rocm-spirv)",
@@ -27,6 +28,37 @@ class MergeResult:
     added: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     version_raised_from: int | None = None
+    updated: list[str] = field(default_factory=list)  # our unedited presets, rewritten
+    kept: list[str] = field(default_factory=list)  # our presets the user edited: theirs now, left alone
+
+
+def preset_hash(preset: dict[str, Any]) -> str:
+    """sha256 of a preset without our vendor entry: what the vendor entry records at generation."""
+    vendor = {k: v for k, v in (preset.get("vendor") or {}).items() if k != VENDOR}
+    bare = {k: v for k, v in preset.items() if k != "vendor"}
+    if vendor:
+        bare["vendor"] = vendor
+    return hashlib.sha256(json.dumps(bare, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def _marked(preset: dict[str, Any]) -> dict[str, Any]:
+    preset["vendor"] = {VENDOR: {"generated": True, "sha256": preset_hash(preset)}}
+    return preset
+
+
+def ownership(old: dict[str, Any], ours: dict[str, Any]) -> str:
+    """same, ours (unedited: may be rewritten), edited (ours once, the user's now) or foreign."""
+    if old == ours:
+        return "same"
+    vendor = old.get("vendor")
+    mark = vendor.get(VENDOR) if isinstance(vendor, dict) else None
+    if not isinstance(mark, dict):
+        return "foreign"
+    recorded = mark.get("sha256")
+    if recorded is None:  # written before presets carried a hash: ours only if exactly as written then
+        legacy = {k: v for k, v in ours.items() if k != "vendor"}
+        return "ours" if {k: v for k, v in old.items() if k != "vendor"} == legacy else "edited"
+    return "ours" if recorded == preset_hash(old) else "edited"
 
 
 def toolchain_file_name(mode: str) -> str:
@@ -44,9 +76,9 @@ def our_presets(prefix: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
             "generator": "Ninja",
             "binaryDir": f"${{sourceDir}}/build/{name}",
             "toolchainFile": f"${{sourceDir}}/{toolchain_file_name(mode)}",
-            "vendor": MARK,
         })
-        build.append({"name": name, "configurePreset": name, "vendor": MARK})
+        build.append(_marked({"name": name, "configurePreset": name}))
+        _marked(configure[-1])
     return configure, build
 
 
@@ -57,7 +89,7 @@ def _indent_of(text: str) -> int:
 
 def merge(existing: str | None, prefix: str = "", where: str = "CMakePresets.json") -> MergeResult:
     """Add our presets to a presets document; a user preset of the same name is never replaced."""
-    if existing is None or not existing.strip():
+    if existing is None or not existing.strip():  # absent or empty: a new document
         doc: dict[str, Any] = {"version": MIN_VERSION,
                                "cmakeMinimumRequired": {"major": 3, "minor": 21, "patch": 0}}
         indent = 2
@@ -66,6 +98,9 @@ def merge(existing: str | None, prefix: str = "", where: str = "CMakePresets.jso
             loaded = json.loads(existing)
         except json.JSONDecodeError as err:
             raise UserError(f"{where} is not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})",
+                            "fix the file, or pass --output to write the presets elsewhere") from None
+        except RecursionError:
+            raise UserError(f"{where} nests arrays or objects too deeply to be a presets file",
                             "fix the file, or pass --output to write the presets elsewhere") from None
         if not isinstance(loaded, dict):
             raise UserError(f"{where} does not hold a JSON object", "fix the file, or pass --output elsewhere")
@@ -83,18 +118,24 @@ def merge(existing: str | None, prefix: str = "", where: str = "CMakePresets.jso
         have = doc.setdefault(key, [])
         if not isinstance(have, list):
             raise UserError(f"{where}: \"{key}\" is not a list", "fix the file, or pass --output elsewhere")
-        by_name = {p.get("name"): p for p in have if isinstance(p, dict)}
+        index = {p.get("name"): i for i, p in enumerate(have) if isinstance(p, dict)}
+        configure_list = key == "configurePresets"
         for preset in ours:
-            old = by_name.get(preset["name"])
-            if old is None:
+            at = index.get(preset["name"])
+            if at is None:
                 have.append(preset)
-                if key == "configurePresets":
+                if configure_list:
                     result.added.append(preset["name"])
-            elif old != preset:
+                continue
+            state = ownership(have[at], preset)
+            if state == "foreign":
                 raise UserError(
                     f"{where} already has a {key[:-1]} named {preset['name']!r} that rocm-spirv did not write",
                     "rename that preset, or pass --name-prefix (e.g. --name-prefix rocm-spirv-)")
-            elif key == "configurePresets":
-                result.unchanged.append(preset["name"])
+            if state == "ours":
+                have[at] = preset
+            if configure_list:
+                {"same": result.unchanged, "ours": result.updated, "edited": result.kept}[state].append(
+                    preset["name"])
     result.text = json.dumps(doc, indent=indent) + "\n"
     return result

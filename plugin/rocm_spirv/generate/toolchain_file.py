@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shlex
 import sys
@@ -15,6 +16,7 @@ import jinja2
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
+from rocm_spirv.generate.ownership import stamp
 from rocm_spirv.offload import MODES, is_mode, offload_list, spirv_device_flags
 from rocm_spirv.resources import cmake_dir, templates_dir
 from rocm_spirv.toolchain.paths import default_prefix
@@ -76,6 +78,39 @@ def _lists(req: ToolchainRequest) -> list[str]:
     return list(offload_list(req.mode, req.native_archs)) if is_mode(req.mode) else []
 
 
+def cmake_quoted(value: object) -> str:
+    """value as the inside of a CMake quoted argument that reads back as exactly value.
+    `;` stays: a quoted argument keeps it, and a single-valued variable holds it as written."""
+    text = "" if value is None else str(value)
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+
+
+def refuse_newlines(**values: object) -> None:
+    """A newline in a path would end a line of the generated file and inject the rest."""
+    for what, value in values.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            if isinstance(item, str) and ("\n" in item or "\r" in item):
+                raise UserError(f"{what} {item!r} contains a line break, which no generated file can hold",
+                                "rename or link it to a path without one")
+
+
+CMAKE_HOSTILE = ('"', "\\", "$", ";")
+
+
+def cmake_safe_compiler(path: str) -> str:
+    """A path to the compiler that CMake can carry. CMake writes the compiler path unescaped into
+    its own generated files (CMakeFiles/<version>/CMake<LANG>Compiler.cmake), so a `"`, `\\`, `$`
+    or `;` breaks every configure whatever this file does; the real path often has none."""
+    if not any(c in path for c in CMAKE_HOSTILE):
+        return path
+    real = os.path.realpath(path)
+    if not any(c in real for c in CMAKE_HOSTILE):
+        return real
+    raise UserError(f"CMake cannot use a compiler whose path holds any of {' '.join(CMAKE_HOSTILE)}: {path}",
+                    "link it from a plain path (ln -s) and pass that to --compiler")
+
+
 def canonical_command(req: ToolchainRequest, compiler: str) -> list[str]:
     cmd = ["rocm-spirv", "toolchain", "generate", "--offload", req.mode]
     if req.native_archs:
@@ -89,6 +124,9 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
                         "run `rocm-spirv doctor`, or pass --compiler to a clang >= 22 "
                         "(`rocm-spirv toolchain provision`)")
     check_archs(req.native_archs, compiler)
+    refuse_newlines(compiler=compiler.path, native_archs=req.native_archs, prefix=compiler.provisioned_prefix,
+                    python=sys.executable, package=str(cmake_dir()), flags=compiler.spirv_flags)
+    cxx = cmake_safe_compiler(compiler.path)
     spirv_flags = compiler.spirv_flags if req.mode != "native" else []
     skbuild = req.purpose == "skbuild"
     lists = [] if skbuild else _lists(req)
@@ -100,15 +138,16 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
          str(package)]).encode()).hexdigest()[:16]
     description = f"offload={req.mode} native-archs={';'.join(req.native_archs) or '-'} compiler={compiler.path}"
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), keep_trailing_newline=True,
-                             trim_blocks=False, undefined=jinja2.StrictUndefined, autoescape=False)
+                             trim_blocks=False, undefined=jinja2.StrictUndefined, autoescape=False,
+                             # Every value lands inside "..." (or a comment, where escapes are harmless).
+                             finalize=cmake_quoted)
     text = env.get_template("cmake/toolchain.cmake.j2").render(
         version=__version__,
         command=shlex.join(canonical_command(req, compiler.path)),
         mode=req.mode,
         native_archs=list(req.native_archs),
-        compiler=compiler.path,
-        compilers=[(lang, path) for lang, path in (("CXX", compiler.path), ("HIP", compiler.path),
-                                                     ("C", _c_compiler(compiler.path))) if path],
+        compiler=cxx,
+        compilers=[(lang, path) for lang, path in (("CXX", cxx), ("HIP", cxx), ("C", _c_compiler(cxx))) if path],
         defer_compilers=skbuild,
         rocm_prefix=compiler.provisioned_prefix or "",
         clang_version=compiler.version or "?",
@@ -128,4 +167,4 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
         description=description,
     )
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in text.splitlines())) + "\n"
-    return ToolchainFile(req, compiler.path, identity, text)
+    return ToolchainFile(req, compiler.path, identity, stamp(text, "toolchain.cmake"))

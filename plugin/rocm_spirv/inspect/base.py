@@ -6,11 +6,13 @@ import mmap
 import struct
 from dataclasses import dataclass
 
+from rocm_spirv.errors import RocmSpirvError
+
 # A file mapped into memory, or bytes decompressed from a bundle or read from a wheel.
 Buffer = bytes | bytearray | mmap.mmap
 
 
-class FormatError(Exception):
+class FormatError(RocmSpirvError):
     """Malformed, truncated or hostile input; the message is one line that says where."""
 
     def __init__(self, message: str) -> None:

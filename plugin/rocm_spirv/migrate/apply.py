@@ -5,8 +5,9 @@ from __future__ import annotations
 import difflib
 
 from rocm_spirv.migrate.findings import Edit
-from rocm_spirv.migrate.scan import Scan
+from rocm_spirv.migrate.scan import Scan, encode
 
+BOM_BYTES = b"\xef\xbb\xbf"
 FIND_PACKAGE = "find_package(RocmSpirv REQUIRED)  # rocm-spirv migrate: ROCM_SPIRV_OFFLOAD, rocm_spirv_target()"
 
 
@@ -50,12 +51,40 @@ def plan(scan: Scan) -> dict[str, tuple[str, str]]:
     return changes
 
 
-def unified_diff(changes: dict[str, tuple[str, str]]) -> str:
-    chunks: list[str] = []
+def as_bytes(changes: dict[str, tuple[str, str]], bom: set[str] | None = None) -> dict[str, tuple[bytes, bytes]]:
+    """The exact bytes before and after: what --diff shows and --apply writes. Files in bom get
+    their UTF-8 byte order mark back (the rules read the text without it)."""
+    out: dict[str, tuple[bytes, bytes]] = {}
+    for path, (old, new) in changes.items():
+        head = BOM_BYTES if path in (bom or set()) else b""
+        out[path] = (head + encode(old), head + encode(new))
+    return out
+
+
+def commit_order(changes: dict[str, tuple[bytes, bytes]]) -> list[str]:
+    """The top-level CMakeLists.txt (the file that gains find_package(RocmSpirv)) first: then every
+    state an interrupted apply can leave behind configures (a subdirectory's rocm_spirv_target()
+    needs the package the top level finds)."""
+    return sorted(changes, key=lambda p: (p != "CMakeLists.txt", p))
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """Split on \n only, as patch and git apply do (a lone \r or \f is not a line end for them)."""
+    parts = data.split(b"\n")
+    lines = [p + b"\n" for p in parts[:-1]]
+    return [*lines, parts[-1]] if parts[-1] else lines
+
+
+def unified_diff(changes: dict[str, tuple[bytes, bytes]]) -> bytes:
+    """A patch that `patch -p1` and `git apply` apply to the original bytes, giving the new ones."""
+    out: list[bytes] = []
     for path in sorted(changes):
         old, new = changes[path]
-        chunks.extend(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                           f"a/{path}", f"b/{path}"))
-        if chunks and not chunks[-1].endswith("\n"):
-            chunks[-1] += "\n\\ No newline at end of file\n"
-    return "".join(chunks)
+        name = encode(path)
+        for line in difflib.diff_bytes(difflib.unified_diff, _lines(old), _lines(new),
+                                       b"a/" + name, b"b/" + name, lineterm=b"\n"):
+            if line.endswith(b"\n"):
+                out.append(line)
+            else:  # the last line of a file without a final newline
+                out.append(line + b"\n\\ No newline at end of file\n")
+    return b"".join(out)

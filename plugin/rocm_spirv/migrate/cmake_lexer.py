@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from rocm_spirv.errors import RocmSpirvError
+
 
 class Kind(Enum):
     SPACE = "space"
@@ -37,9 +39,9 @@ class Token:
     col: int
 
 
-class CMakeSyntaxError(ValueError):
+class CMakeSyntaxError(RocmSpirvError, ValueError):
     def __init__(self, message: str, line: int) -> None:
-        self.line = line
+        self.lineno = line
         super().__init__(f"line {line}: {message}")
 
 

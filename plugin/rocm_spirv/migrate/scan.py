@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +15,30 @@ from rocm_spirv.migrate.findings import FileReport, ScanResult
 from rocm_spirv.migrate.walk import walk
 
 MAX_BYTES = 4 << 20  # larger files are generated data, not build logic or kernels
+BOM = "\ufeff"
+
+
+def decode(data: bytes) -> str:
+    """Bytes to text and back without losing one: UTF-8, with any other byte kept as a lone surrogate
+    (surrogateescape), so Latin-1, mixed encodings and stray bytes survive an edit exactly."""
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a file was when it was read; --apply replaces it only while it still is."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+    @classmethod
+    def of(cls, st: os.stat_result, data: bytes) -> Stamp:
+        return cls(st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest())
 
 
 @dataclass
@@ -20,17 +47,37 @@ class Scan:
 
     result: ScanResult
     texts: dict[str, str] = field(default_factory=dict)  # files with edits, and the top-level CMakeLists.txt
+    stamps: dict[str, Stamp] = field(default_factory=dict)  # of the files in texts
+    bom: set[str] = field(default_factory=set)  # files in texts that start with a UTF-8 BOM (texts do not)
     facts: dict[str, CMakeFacts] = field(default_factory=dict)
     any_find_package: bool = False
 
 
-def _read(path: Path) -> str | None:
+@dataclass(frozen=True)
+class Read:
+    text: str | None
+    stamp: Stamp | None = None
+    why: str = ""  # why text is None
+
+
+def _read(path: Path) -> Read:
     try:
-        if path.stat().st_size > MAX_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return None
+        # O_NONBLOCK: a FIFO with a CMake name must not hang the scan (it is refused below).
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return Read(None, why="not a regular file (a FIFO, device or socket); skipped")
+            if st.st_size > MAX_BYTES:
+                return Read(None, why=f"larger than {MAX_BYTES >> 20} MiB; skipped")
+            data = f.read(MAX_BYTES + 1)
+    except OSError as err:
+        return Read(None, why=f"unreadable ({err.strerror}); skipped")
+    return Read(decode(data), Stamp.of(st, data))
+
+
+def for_analysis(text: str) -> str:
+    """CMake reads a UTF-8 byte order mark as nothing, and so do the rules: it is put back on write."""
+    return text[1:] if text.startswith(BOM) else text
 
 
 def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
@@ -40,26 +87,35 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     top = base / "CMakeLists.txt"
     top_policy = None
     if root.is_dir() and top.is_file():
-        text = _read(top)
-        if text is not None:
-            top_policy = cmake_rules.analyze("CMakeLists.txt", text, Context(top_level=True))[1].policy_version
+        first = _read(top).text
+        if first is not None:
+            top_policy = cmake_rules.analyze("CMakeLists.txt", for_analysis(first),
+                                             Context(top_level=True))[1].policy_version
     for rel, kind in walk(root, exclude):
         result.files_scanned += 1
-        text = _read(base / rel)
+        read = _read(base / rel)
+        text = read.text
         if text is None:
-            result.files.append(FileReport(rel, kind, error="unreadable or larger than 4 MiB; skipped"))
+            result.files.append(FileReport(rel, kind, error=read.why))
             continue
-        if kind == "cmake":
-            is_top = rel == "CMakeLists.txt" and root.is_dir()
-            report, facts = cmake_rules.analyze(rel, text, Context(top_policy, is_top))
-            out.any_find_package = out.any_find_package or facts.has_find_package
-            if report.edits or is_top:
-                out.texts[rel] = text
-                out.facts[rel] = facts
-        elif kind == "presets":
-            report = presets.analyze(rel, text)
-        else:
-            report = source_rules.analyze(rel, text)
+        try:
+            if kind == "cmake":
+                is_top = rel == "CMakeLists.txt" and root.is_dir()
+                report, facts = cmake_rules.analyze(rel, for_analysis(text), Context(top_policy, is_top))
+                out.any_find_package = out.any_find_package or facts.has_find_package
+                if report.edits or is_top:
+                    out.texts[rel] = for_analysis(text)
+                    if text.startswith(BOM):
+                        out.bom.add(rel)
+                    out.facts[rel] = facts
+                    if read.stamp is not None:
+                        out.stamps[rel] = read.stamp
+            elif kind == "presets":
+                report = presets.analyze(rel, for_analysis(text))
+            else:
+                report = source_rules.analyze(rel, text)
+        except RecursionError:  # absurdly nested JSON or CMake: data, not build logic
+            report = FileReport(rel, kind, error="nested too deeply to analyze; skipped")
         if report.findings or report.edits or report.error:
             result.files.append(report)
     return out

@@ -16,21 +16,18 @@ Built in a staging dir beside the prefix, then swapped in with renames under a l
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import glob
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.fsutil import locked, umask, write_atomic
 from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, runtime_stub, triton, wrappers
 from rocm_spirv.toolchain.llvm import Llvm, find_llvm, gfx_targets
 
@@ -163,22 +160,20 @@ def is_prefix(path: Path) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def _locked(prefix: Path) -> Iterator[None]:
-    prefix.parent.mkdir(parents=True, exist_ok=True)
-    with open(prefix.parent / f".{prefix.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 @dataclass(frozen=True)
 class ProvisionResult:
     prefix: str
     changed: bool
     manifest: Manifest
+
+
+def _remove_stale(prefix: Path) -> None:
+    """Staging and old-prefix folders of runs killed before they cleaned up. Called under the lock,
+    so no live run of this prefix owns one."""
+    for pattern in (f".{prefix.name}.tmp-*", f".{prefix.name}.old-*"):
+        for stale in prefix.parent.glob(pattern):
+            if stale.is_dir() and not stale.is_symlink():
+                shutil.rmtree(stale, ignore_errors=True)
 
 
 def _swap_in(staging: Path, prefix: Path) -> None:
@@ -197,12 +192,15 @@ def provision(prefix: Path, bundler: Path | None = None, triton_wheel: Path | No
     chosen = find_llvm(llvm)
     the_bundler = find_bundler(bundler, chosen)
     wheel = triton.fetch(triton_wheel)
-    with _locked(prefix):
+    with locked(prefix.parent / f".{prefix.name}.lock"):
         if prefix.exists() and any(prefix.iterdir()) and not is_prefix(prefix):
             raise UserError(f"{prefix} exists and is not a rocm-spirv toolchain prefix",
                             "choose another --prefix or empty that folder")
         existing = read_manifest(prefix)
+        _remove_stale(prefix)
         staging = Path(tempfile.mkdtemp(prefix=f".{prefix.name}.tmp-", dir=prefix.parent))
+        # mkdtemp makes 0700; the prefix is a shared install, as mkdir would make it.
+        os.chmod(staging, 0o777 & ~umask())
         try:
             manifest = _build(staging, prefix, chosen, the_bundler, wheel)
             if existing is not None and existing.key() == manifest.key():

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rocm_spirv import __version__
+from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.inspect.base import FormatError
 from rocm_spirv.inspect.report import SPIRV, Entry, FileReport
 from rocm_spirv.inspect.scan import inspect_path
@@ -101,10 +101,7 @@ def build_record(targets: list[TargetLine], compiler: dict[str, str], project: s
 
 
 def write_record(record: dict[str, Any], output: Path) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(output.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(output)
+    write_atomic(output, json.dumps(record, indent=2) + "\n")
 
 
 def read_record(wheel: Path) -> dict[str, Any]:

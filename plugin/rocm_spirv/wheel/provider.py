@@ -23,7 +23,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.generate.ownership import plan_write, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.toolchain.choose import resolve
 
@@ -75,8 +75,8 @@ def toolchain_file(env: Mapping[str, str]) -> Path:
                         "libraries, runtime)", "run `rocm-spirv toolchain provision` once on this machine")
     tc = render(ToolchainRequest("native", purpose="skbuild"), compiler)
     path = tc.default_path()
-    if not path.is_file() or path.read_text(encoding="utf-8") != tc.text:
-        write_atomic(path, tc.text)
+    # Content-addressed: an unchanged file is left alone, one the user edited is theirs.
+    write_planned(plan_write(path, tc.text, False, f"remove {path} to have it regenerated"))
     return path
 
 
