@@ -65,3 +65,11 @@ def test_a_prefix_whose_package_is_gone_says_so(venv: Path, cmake_exe: str, tmp_
     assert proc.returncode != 0
     said = " ".join(proc.stderr.split())  # CMake wraps messages
     assert "rocm-spirv install whose Python package is gone. Remedy: pip install rocm-spirv" in said, said
+
+
+def test_site_packages_as_cmake_prefix_path(venv: Path, cmake_exe: str, tmp_path: Path) -> None:
+    site = next(venv.glob("lib/python3*/site-packages"))
+    proc = configure(tmp_path, cmake_exe, clean_env(), f"-DCMAKE_PREFIX_PATH={site}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"RocmSpirv_DIR={site}/RocmSpirv/cmake" in proc.stdout
+    assert f"RocmSpirv_CMAKE_DIR={(site / 'rocm_spirv' / 'cmake').resolve()}" in proc.stdout

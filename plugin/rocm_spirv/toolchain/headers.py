@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rocm_spirv import versions
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.toolchain import triton
@@ -66,7 +67,7 @@ def install(root: Path, wheel: Path) -> tuple[str, list[str]]:
         write_atomic(include / "hip" / name, GUARD.format(name=name, version=version))
     # clang reads share/hip/version; without it, it assumes HIP 3.5 and leaves
     # out __clang_hip_runtime_wrapper.h.
-    major, minor, patch = [*version.split("."), "0", "0"][:3]
+    major, minor, patch = versions.parts(version)
     write_atomic(root / "share" / "hip" / "version",
                  f"HIP_VERSION_MAJOR={major}\nHIP_VERSION_MINOR={minor}\nHIP_VERSION_PATCH={patch}\n")
     return version, guarded

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from rocm_spirv import versions
 from rocm_spirv.errors import UserError
 
 LlvmKind = Literal["distribution", "ziglang"]
@@ -40,7 +41,7 @@ class Llvm:
 
     @property
     def major(self) -> int:
-        return int(self.version.split(".")[0])
+        return versions.major(self.version) or 0
 
     def driver(self) -> list[str]:
         return [str(self.clang)] if self.kind == "distribution" else [str(self.clang), "clang"]
@@ -69,7 +70,7 @@ def distribution_llvms(pattern: str = "/usr/lib/llvm-*/bin/clang") -> list[Llvm]
         clang = Path(hit)
         bindir = clang.parent
         version = _version([str(clang)])
-        if version is None or int(version.split(".")[0]) < MIN_MAJOR:
+        if version is None or (versions.major(version) or 0) < MIN_MAJOR:
             continue
         missing = [t for t in REQUIRED_TOOLS if not os.access(bindir / t, os.X_OK)]
         if missing:

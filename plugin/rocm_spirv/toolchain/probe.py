@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from rocm_spirv import versions
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.toolchain.discover import Candidate
 from rocm_spirv.toolchain.headers import version_from_header
@@ -41,7 +42,7 @@ class HipHeaders:
     def spirv_ready(self) -> bool:
         # ROCm < 7 headers make warpSize a compile-time constant from a macro
         # that amdgcnspirv does not define.
-        return self.version is not None and int(self.version.split(".")[0]) >= 7
+        return (versions.major(self.version) or 0) >= 7
 
 
 @dataclass
@@ -67,7 +68,7 @@ class ProbeResult:
 
     @property
     def major(self) -> int | None:
-        return int(self.version.split(".")[0]) if self.version else None
+        return versions.major(self.version)
 
     @property
     def can_spirv(self) -> bool:
@@ -185,7 +186,7 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
     res.spirv_val = shutil.which("spirv-val")
     res.hip_headers = find_hip_headers(cand.path, prefix)
     res.device_libs = find_device_libs(cand.path)
-    majors = [h.version.split(".")[0] for h in res.hip_headers if h.version]
+    majors = [str(versions.major(h.version)) for h in res.hip_headers if versions.major(h.version) is not None]
     res.hip_runtime = find_hip_runtime(cand.path, majors[0] if majors else None)
     with tempfile.TemporaryDirectory(prefix="rocm-spirv-probe-") as tmp:
         src = Path(tmp) / "probe.hip"
