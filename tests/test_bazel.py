@@ -96,8 +96,13 @@ def test_generate_renders_the_probed_compiler(toolchain: Path, tmp_path: Path) -
                  "offline/remote_coverage_tools/BUILD"):
         assert (repo / name).is_file(), name
     assert os.access(repo / "offline/remote_coverage_tools/unavailable.sh", os.X_OK)
-    # Regenerating over an earlier output is fine.
-    assert cli("bazel", "generate", "--output", str(repo), "--compiler", str(clang)).returncode == 0
+    # Regenerating over an earlier output is fine, and --json says what was generated.
+    again = cli("bazel", "generate", "--output", str(repo), "--compiler", str(clang), "--json")
+    assert again.returncode == 0, again.stderr
+    data = json.loads(again.stdout)
+    assert data["output"] == str(repo) and data["compiler"] == str(clang)
+    assert data["gfx_targets"] == result.gfx_targets and data["spirv_flags"] == result.spirv_flags
+    assert f'path = "{repo}"' in data["workspace"]
 
 
 def test_generate_bad_input(toolchain: Path, tmp_path: Path) -> None:

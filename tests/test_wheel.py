@@ -240,10 +240,16 @@ def test_repair_exclude_adds_to_the_runtime_excludes_for_several_wheels(
     tagged = tmp_path / native_wheel.name.replace("-0.1.0-", "-0.1.0-1-")
     shutil.copy(native_wheel, tagged)
     proc = repair_cli(wheelhouse, tmp_path, str(spirv_wheel), str(tagged), "-w", str(out),
-                      "--exclude", "libfoo.so*", LD_LIBRARY_PATH=str(toolchain / "lib"))
+                      "--exclude", "libfoo.so*", "--json", LD_LIBRARY_PATH=str(toolchain / "lib"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     repaired = sorted(out.glob("*.whl"))
     assert len(repaired) == 2, repaired
+    # --json: stdout is the JSON alone (auditwheel's chatter went to stderr).
+    data = json.loads(proc.stdout)
+    assert data["excluded"][-1] == "libfoo.so*" and "libamdhip64.so*" in data["excluded"]
+    assert [w["wheel"] for w in data["wheels"]] == [str(spirv_wheel), str(tagged)]
+    assert sorted(p for w in data["wheels"] for p in w["repaired"]) == [str(p) for p in repaired]
+    assert all(w["ok"] for w in data["wheels"])
     for whl in repaired:
         names = [Path(n).name for n in zipfile.ZipFile(whl).namelist()]
         assert not [n for n in names if n.startswith(("libamdhip64", "libhsa-runtime64", "libamd_comgr"))], names

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,17 @@ def register(sub: Any) -> None:
     g.add_argument("--compiler", help="clang++ to use (default: discovered, or the provisioned one)")
     g.add_argument("--force", action="store_true",
                    help="replace files in --output that rocm-spirv did not write or you edited")
+    g.add_argument("--json", action="store_true", help="print what was generated as JSON")
     g.set_defaults(func=_generate)
 
 
 def _generate(args: argparse.Namespace) -> int:
     out, cfg = generate(args.output, args.compiler, args.force)
+    if args.json:
+        print(json.dumps({"output": str(out), "compiler": cfg.compiler, "clang_version": cfg.clang_version,
+                          "spirv_flags": cfg.spirv_flags, "gfx_targets": cfg.gfx_targets,
+                          "default_archs": cfg.default_archs, "workspace": workspace_snippet(out)}, indent=2))
+        return 0
     spirv = "amdgcnspirv " + " ".join(cfg.spirv_flags) if cfg.spirv_flags is not None else "no SPIR-V"
     print(f"{out}: @rocm_spirv for {cfg.compiler} (clang {cfg.clang_version}, {spirv.strip()}, "
           f"{len(cfg.gfx_targets)} gfx targets)")

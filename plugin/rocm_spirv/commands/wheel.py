@@ -39,6 +39,8 @@ def register(sub: Any) -> None:
     r.add_argument("--vendor-hip-runtime", action="store_true",
                    help="copy the HIP runtime into the wheel too (pins one ROCm release into it; "
                         "rarely what a package on PyPI wants)")
+    r.add_argument("--json", action="store_true",
+                   help="print each wheel's result as JSON (auditwheel's own output goes to stderr)")
     r.set_defaults(func=_repair)
 
 
@@ -92,7 +94,13 @@ def _repair(args: argparse.Namespace) -> int:
         raise UserError(f"several wheels named {', '.join(clashes)}: each repaired one would replace the last in "
                         f"{args.wheel_dir}", "repair them one at a time into different -w folders")
     excludes = repair.exclude_patterns(args.exclude, vendor_hip_runtime=args.vendor_hip_runtime)
-    failed = [w for w in args.wheels if repair.repair(w, args.wheel_dir, excludes, args.plat) != 0]
-    for w in failed:
-        print(f"rocm-spirv: auditwheel repair failed for {w} (its output is above)")
+    done = [repair.repair(w, args.wheel_dir, excludes, args.plat, quiet_stdout=args.json) for w in args.wheels]
+    failed = [r for r in done if r.returncode != 0]
+    if args.json:
+        print(json.dumps({"excluded": excludes, "wheel_dir": str(args.wheel_dir),
+                          "wheels": [{"wheel": str(r.wheel), "ok": r.returncode == 0, "returncode": r.returncode,
+                                      "repaired": [str(p) for p in r.written]} for r in done]}, indent=2))
+    else:
+        for r in failed:
+            print(f"rocm-spirv: auditwheel repair failed for {r.wheel} (exit {r.returncode}; its output is above)")
     return 1 if failed else 0

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_spirv.errors import UserError
@@ -53,12 +54,29 @@ def repair_command(wheel: Path, wheel_dir: Path, excludes: Sequence[str], plat: 
     return [*cmd, *extra]
 
 
+@dataclass(frozen=True)
+class Repaired:
+    wheel: Path
+    returncode: int
+    written: tuple[Path, ...]  # the repaired wheel(s) auditwheel wrote into the output folder
+
+
 def repair(wheel: Path, wheel_dir: Path, excludes: Sequence[str] = HIP_RUNTIME, plat: str | None = None,
-           extra: Sequence[str] = ()) -> int:
+           extra: Sequence[str] = (), quiet_stdout: bool = False) -> Repaired:
+    """auditwheel repair; quiet_stdout sends its chatter to stderr (stdout then holds only JSON)."""
     if not wheel.is_file():
         raise UserError(f"{wheel}: no such wheel", "pass a .whl built by pip wheel")
     patchelf = check_tools()
     env_path = str(Path(patchelf).parent)
     env = {**os.environ, "PATH": env_path + os.pathsep + os.environ.get("PATH", "")}
     cmd = repair_command(wheel, wheel_dir, excludes, plat, extra)
-    return subprocess.run(cmd, env=env, check=False).returncode
+    before = _stamps(wheel_dir)
+    rc = subprocess.run(cmd, env=env, check=False, stdout=sys.stderr if quiet_stdout else None).returncode
+    after = _stamps(wheel_dir)
+    return Repaired(wheel, rc, tuple(sorted(p for p, s in after.items() if before.get(p) != s)))
+
+
+def _stamps(folder: Path) -> dict[Path, tuple[int, int]]:
+    if not folder.is_dir():
+        return {}
+    return {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.whl")}
