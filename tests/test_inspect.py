@@ -286,10 +286,10 @@ def test_lying_bundle_lengths(art: dict[str, Path], tmp_path: Path, capsys: pyte
 def test_compressed_bomb_declared_size(art: dict[str, Path]) -> None:
     blob = bytearray(_recompress(art["native.fb"].read_bytes(), 3, 1))
     struct.pack_into("<Q", blob, 16, 1 << 45)
-    with pytest.raises(FormatError, match="limit"):
+    with pytest.raises(FormatError, match="budget"):
         inspect_buffer("bomb", bytes(blob))
     small = Limits(max_decompressed=1000)
-    with pytest.raises(FormatError, match="limit"):
+    with pytest.raises(FormatError, match="budget"):
         inspect_buffer("x", _recompress(art["native.fb"].read_bytes(), 2, 0), small)
 
 

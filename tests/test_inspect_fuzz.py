@@ -16,7 +16,7 @@ from rocm_spirv.inspect.base import FormatError, Limits
 from rocm_spirv.inspect.scan import inspect_data
 
 SEEDS = ["spv.o", "native.o", "hybridz.o", "lib.so", "native.fb", "libk.a", "pkg.whl"]
-LIMITS = Limits(max_decompressed=64 << 20, max_member=64 << 20, max_wheel_total=128 << 20)
+LIMITS = Limits(max_decompressed=64 << 20)
 INTERESTING = [0, 1, 7, 0x7F, 0xFF, 0xFFFF, 0xFFFFFFFF, 1 << 31, 1 << 40, (1 << 64) - 1]
 
 

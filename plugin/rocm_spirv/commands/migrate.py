@@ -8,14 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.fsutil import describe, write_atomic
 from rocm_spirv.migrate.apply import plan, unified_diff
 from rocm_spirv.migrate.report import print_human, to_json
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
+from rocm_spirv.term import console
 
 
 def register(sub: Any) -> None:
@@ -35,6 +34,8 @@ def _run(args: argparse.Namespace) -> int:
     root: Path = args.path
     if not root.exists():
         raise UserError(f"{root} does not exist", "pass a project folder or a file to scan")
+    if not root.is_dir() and not root.is_file():
+        raise UserError(f"{root} {describe(root)}", "pass a project folder or a regular file to scan")
     s = scan(root.resolve(), tuple(args.exclude))
     changes = plan(s)
     mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"
@@ -53,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.format == "sarif":
         print(json.dumps(to_sarif(result), indent=2))
     else:
-        print_human(Console(), result, mode, changed)
+        print_human(console(), result, mode, changed)
     if args.check:
         return 1 if result.remaining else 0
     return 0

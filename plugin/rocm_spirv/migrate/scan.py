@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rocm_spirv.fsutil import NotRegularFile, read_regular
 from rocm_spirv.migrate import cmake_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import FileReport, ScanResult
@@ -24,13 +25,18 @@ class Scan:
     any_find_package: bool = False
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path) -> tuple[str | None, str]:
+    """(text, "") or (None, why the file is skipped). FIFOs and devices are refused, never opened
+    blocking: a FIFO named kernels.hip would otherwise hang the scan."""
     try:
-        if path.stat().st_size > MAX_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return None
+        data = read_regular(path, MAX_BYTES)
+    except NotRegularFile as err:
+        return None, f"{err.strerror}; skipped"
+    except OSError as err:
+        return None, f"unreadable ({err.strerror or err}); skipped"
+    if data is None:
+        return None, "larger than 4 MiB; skipped"
+    return data.decode("utf-8", errors="replace"), ""
 
 
 def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
@@ -40,14 +46,14 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     top = base / "CMakeLists.txt"
     top_policy = None
     if root.is_dir() and top.is_file():
-        text = _read(top)
+        text, _ = _read(top)
         if text is not None:
             top_policy = cmake_rules.analyze("CMakeLists.txt", text, Context(top_level=True))[1].policy_version
     for rel, kind in walk(root, exclude):
         result.files_scanned += 1
-        text = _read(base / rel)
+        text, why = _read(base / rel)
         if text is None:
-            result.files.append(FileReport(rel, kind, error="unreadable or larger than 4 MiB; skipped"))
+            result.files.append(FileReport(rel, kind, error=why))
             continue
         if kind == "cmake":
             is_top = rel == "CMakeLists.txt" and root.is_dir()
