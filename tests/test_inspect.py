@@ -324,7 +324,7 @@ def test_wheel_bomb(art: dict[str, Path], tmp_path: Path, capsys: pytest.Capture
     cd = data.find(b"PK\x01\x02")
     struct.pack_into("<I", data, cd + 24, 0xFFFFFFF0)  # declared uncompressed size: 4 GiB
     (tmp_path / "bomb.whl").write_bytes(data)
-    assert "bomb" in _one_line_error(capsys, tmp_path / "bomb.whl")
+    assert "more than deflate can expand to" in _one_line_error(capsys, tmp_path / "bomb.whl")
 
 
 def test_bare_code_object_and_spirv(art: dict[str, Path], tmp_path: Path) -> None:
