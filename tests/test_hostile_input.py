@@ -13,11 +13,20 @@ import shutil
 import struct
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 from bundles import _elf_fatbins
+from hostile import (
+    bsd_ar,
+    ccob_zstd,
+    padded_bundle,
+    plain_bundle,
+    sparse_archive,
+    sparse_fatbin,
+    wheel,
+    zlib_ratio_limit,
+)
 from inspect_artifacts import build_all, find_compiler
 from rich.console import Console
 from rocm_spirv.cli import main
@@ -26,6 +35,7 @@ from rocm_spirv.compare.report import print_human as print_compare
 from rocm_spirv.compare.sizes import find_artifacts
 from rocm_spirv.errors import UserError
 from rocm_spirv.inspect import bundle
+from rocm_spirv.inspect.base import MAX_RATIO
 from rocm_spirv.term import esc
 
 REPO = Path(__file__).resolve().parent.parent
@@ -64,26 +74,6 @@ def markup_dir(base: Path) -> Path:
     return d
 
 
-def bsd_ar(members: dict[str, bytes]) -> bytes:
-    """A BSD-format static archive: names stored verbatim before the data, so any name fits."""
-    out = bytearray(b"!<arch>\n")
-    for name, data in members.items():
-        raw = name.encode()
-        size = len(raw) + len(data)
-        out += f"#1/{len(raw):<13}{0:<12}{0:<6}{0:<6}{644:<8}{size:<10}`\n".encode() + raw + data
-        if size % 2:
-            out += b"\n"
-    return bytes(out)
-
-
-def plain_bundle(entries: list[tuple[str, bytes]]) -> bytes:
-    """An uncompressed clang offload bundle with the given ids and payloads."""
-    head = 24 + 8 + sum(24 + len(i.encode()) for i, _ in entries)
-    table, payload = bytearray(), bytearray()
-    for ident, data in entries:
-        table += struct.pack("<QQQ", head + len(payload), len(data), len(ident.encode())) + ident.encode()
-        payload += data
-    return b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", len(entries)) + bytes(table) + bytes(payload)
 
 
 def code_object(art: dict[str, Path], arch: str) -> bytes:
@@ -97,13 +87,6 @@ def spirv_module(art: dict[str, Path]) -> bytes:
     (raw,) = [r for r in bundle.find_bundles(blob, 0, len(blob))[0].entries if r.size]
     return blob[raw.offset : raw.offset + raw.size]
 
-
-def wheel(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", method) as z:
-        for name, data in members.items():
-            z.writestr(name, data)
-    return buf.getvalue()
 
 
 # --- 1. markup in user text ---------------------------------------------------------------------
@@ -211,13 +194,24 @@ def test_zip_bomb_stops_at_the_budget(art: dict[str, Path], tmp_path: Path,
 
 def test_zstd_bundle_bomb_stops_at_the_default_budget(art: dict[str, Path], tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    zstandard = pytest.importorskip("zstandard")
-    plain = plain_bundle([("hip-amdgcn-amd-amdhsa--gfx90a", code_object(art, "gfx90a") + bytes(600 << 20))])
-    payload = zstandard.ZstdCompressor(level=1).compress(plain)
-    ccob = b"CCOB" + struct.pack("<HHQQQ", 3, 1, 32 + len(payload), len(plain), 0) + payload
-    (tmp_path / "bomb.fb").write_bytes(ccob)
+    pytest.importorskip("zstandard")
+    chunks, size = padded_bundle("hip-amdgcn-amd-amdhsa--gfx90a", code_object(art, "gfx90a"), 600 << 20)
+    (tmp_path / "bomb.fb").write_bytes(ccob_zstd(chunks, size))
+    assert (tmp_path / "bomb.fb").stat().st_size < 1 << 20
     code, _, err = cli(capsys, "inspect", str(tmp_path / "bomb.fb"))
     assert code == 2 and "budget of 512.0 MiB" in err and "--max-decompressed" in err
+
+
+def test_sparse_archive_member_is_budgeted(art: dict[str, Path], tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = sparse_archive(art["native.o"], tmp_path / "big.a", 1 << 30)
+    code, _, err = cli(capsys, "inspect", str(path))
+    assert code == 2 and "big.a(big.o)" in err and "--max-decompressed" in err
+
+
+def test_deflate_ratio_is_calibrated() -> None:
+    """The zip and zlib ratio check sits just above what DEFLATE really reaches, so it can fire."""
+    assert 1000 < zlib_ratio_limit() <= MAX_RATIO["deflate"]
 
 
 def test_one_budget_across_inputs(art: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -235,30 +229,6 @@ def test_bad_budget_value(art: dict[str, Path]) -> None:
     done = run_cli("inspect", str(art["spv.o"]), "--max-decompressed", "lots")
     assert done.returncode == 2 and "512M or 2G" in done.stderr
 
-
-def sparse_fatbin(obj: Path, out: Path, size: int) -> Path:
-    """obj with its .hip_fatbin moved to the end of the file and grown to size bytes: a hole after the bundle."""
-    data = bytearray(obj.read_bytes())
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    stroff, = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 24)
-    for i in range(shnum):
-        sh = shoff + i * shentsize
-        name_off, = struct.unpack_from("<I", data, sh)
-        if data[stroff + name_off :].startswith(b".hip_fatbin\0"):
-            off, sz = struct.unpack_from("<QQ", data, sh + 24)
-            at = (len(data) + 4095) // 4096 * 4096
-            fat = bytes(data[off : off + sz])
-            struct.pack_into("<QQ", data, sh + 24, at, size)
-            break
-    else:
-        raise AssertionError("no .hip_fatbin")
-    with open(out, "wb") as f:
-        f.write(data)
-        f.seek(at)
-        f.write(fat)
-        f.truncate(at + size)
-    return out
 
 
 def test_sparse_fatbin_is_read_lazily(art: dict[str, Path], tmp_path: Path) -> None:
