@@ -13,6 +13,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,8 @@ from rocm_spirv.compare.report import print_human as print_compare
 from rocm_spirv.compare.sizes import find_artifacts
 from rocm_spirv.errors import UserError
 from rocm_spirv.inspect import bundle
-from rocm_spirv.inspect.base import MAX_RATIO
+from rocm_spirv.inspect.base import MAX_RATIO, FormatError
+from rocm_spirv.inspect.scan import inspect_buffer
 from rocm_spirv.term import esc
 
 REPO = Path(__file__).resolve().parent.parent
@@ -207,6 +209,21 @@ def test_sparse_archive_member_is_budgeted(art: dict[str, Path], tmp_path: Path,
     path = sparse_archive(art["native.o"], tmp_path / "big.a", 1 << 30)
     code, _, err = cli(capsys, "inspect", str(path))
     assert code == 2 and "big.a(big.o)" in err and "--max-decompressed" in err
+
+
+def test_zlib_bundle_inflates_in_chunks_to_exactly_its_size(art: dict[str, Path]) -> None:
+    """Several MiB through the chunked zlib path: exact size reads, one byte more or less is refused."""
+    plain = plain_bundle([("hip-amdgcn-amd-amdhsa--gfx90a", code_object(art, "gfx90a") + bytes(5 << 20))])
+    for extra, ok in ((b"", True), (b"x", False)):
+        body = zlib.compress(plain + extra, 9)
+        for declared in (len(plain), len(plain) - 1) if ok else (len(plain),):
+            blob = b"CCOB" + struct.pack("<HHIIQ", 2, 0, 24 + len(body), declared, 0) + body
+            if ok and declared == len(plain):
+                (f,) = inspect_buffer("z", blob)
+                assert [e.target for e in f.entries] == ["gfx90a"] and f.bundles[0].size == len(plain)
+            else:
+                with pytest.raises(FormatError, match="header says"):
+                    inspect_buffer("z", blob)
 
 
 def test_deflate_ratio_is_calibrated() -> None:

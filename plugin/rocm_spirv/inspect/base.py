@@ -82,7 +82,8 @@ class BudgetExceeded(FormatError):
 
 @dataclass
 class Budget:
-    """Bytes decompressed so far in one run, across every bundle and zip member of every input."""
+    """Bytes decompressed so far in one run, across every bundle and zip member of every input (and
+    archive members copied out, while they are held)."""
 
     limit: int
     used: int = 0
@@ -90,8 +91,8 @@ class Budget:
     def take(self, size: int, what: str) -> None:
         """Reserve size bytes before decompressing them; raises BudgetExceeded when they do not fit."""
         if size > self.limit - self.used:
-            raise BudgetExceeded(f"{what}: {human_size(size)} more decompressed would pass the budget of "
-                                 f"{human_size(self.limit)} per run ({human_size(self.used)} used)")
+            raise BudgetExceeded(f"{what}: {human_size(size)} more would pass the budget of {human_size(self.limit)} "
+                                 f"decompressed or copied out of containers per run ({human_size(self.used)} used)")
         self.used += size
 
     @contextmanager

@@ -141,14 +141,13 @@ def _inflate_zstd(payload: bytes, out: bytearray) -> None:
     if declared not in (-1, raw):
         raise FormatError(f"zstd frame holds {declared} bytes, header says {raw}")
     got = 0
-    view = memoryview(out)
-    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=False) as r:
+    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=False)
+    with reader as r, memoryview(out) as view:
         while got < raw:
             n = r.readinto(view[got : min(raw, got + CHUNK)])
             if not n:
                 break
             got += n
-    view.release()
     if got != raw:
         raise FormatError(f"decompressed to {got} bytes, header says {raw}")
 
@@ -157,14 +156,15 @@ def _inflate_zlib(payload: bytes, out: bytearray) -> None:
     raw = len(out)
     d = zlib.decompressobj()
     got, rest = 0, payload
-    while got < raw and rest and not d.eof:
+    while got < raw and not d.eof:
+        # Called again with no input too: output cut at the limit may still be pending inside zlib.
         chunk = d.decompress(rest, min(CHUNK, raw - got))
+        if not chunk:
+            break
         out[got : got + len(chunk)] = chunk
         got += len(chunk)
         rest = d.unconsumed_tail
-        if not chunk and not rest:
-            break
-    more = bool(rest) and not d.eof and bool(d.decompress(rest, 1))
+    more = not d.eof and bool(d.decompress(rest, 1))
     if got != raw or more:
         raise FormatError(f"decompressed to {got}{'+' if more else ''} bytes, header says {raw}")
 
