@@ -168,7 +168,7 @@ def reproduction_table(rep: dict[str, Any]) -> Table:
             if lo is None:
                 lo, hi = ch["earlier_low"], ch["earlier_high"]
             earlier += f" ({lo:{spec}}-{hi:{spec}})"
-        t.add_row(ch["variant"], ch["metric"], earlier, format(ch["median"], spec),
+        t.add_row(esc(ch["variant"]), esc(ch["metric"]), earlier, format(ch["median"], spec),
                   "ok" if ch["within"] else "[red]outside[/]")
     return t
 
