@@ -204,6 +204,22 @@ def test_zstd_bundle_bomb_stops_at_the_default_budget(art: dict[str, Path], tmp_
     assert code == 2 and "budget of 256.0 MiB" in err and "--max-decompressed" in err
 
 
+def test_valid_bundle_under_a_memory_limit_is_not_called_corrupt(art: dict[str, Path], tmp_path: Path) -> None:
+    """A budget raised past what the process may allocate: out of memory, said so, never 'corrupt'."""
+    pytest.importorskip("zstandard")
+    chunks, size = padded_bundle("hip-amdgcn-amd-amdhsa--gfx90a", code_object(art, "gfx90a"), 600 << 20)
+    (tmp_path / "big.fb").write_bytes(ccob_zstd(chunks, size))
+    code = ("import resource, sys\nfrom rocm_spirv.cli import main\n"
+            "vm = int(next(l for l in open('/proc/self/status') if l.startswith('VmSize')).split()[1]) << 10\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (vm + (300 << 20),) * 2)\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO / "plugin")}
+    done = subprocess.run([sys.executable, "-c", code, "inspect", str(tmp_path / "big.fb"), "--max-decompressed", "1G"],
+                          capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert done.returncode == 2 and "out of memory" in done.stderr and "corrupt" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
 def test_sparse_archive_member_is_budgeted(art: dict[str, Path], tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     path = sparse_archive(art["native.o"], tmp_path / "big.a", 1 << 30)

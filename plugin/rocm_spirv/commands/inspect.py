@@ -56,7 +56,8 @@ def load(paths: list[Path], sink: Sink | None = None, limits: Limits = DEFAULT_L
         try:
             out.append(inspect_path(path, limits, sink, budget))
         except BudgetExceeded as err:
-            raise UserError(str(err), f"raise it with {BUDGET_FLAG} SIZE (e.g. 2G) if the input is trusted") from None
+            raise UserError(str(err), f"{BUDGET_FLAG} SIZE sets the budget: raise it (e.g. 2G) for a trusted input, "
+                            "within the memory the process may use") from None
         except FormatError as err:
             raise UserError(str(err), "is the file complete and a HIP build output?") from None
         except IsADirectoryError:
