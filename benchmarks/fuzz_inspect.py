@@ -70,8 +70,8 @@ LIMITS = Limits(max_decompressed=64 << 20)
 REQUIRE = parse_requirement("native:gfx942")
 TIMEOUT = 10.0
 # The child: run the CLI, then report its own peak RSS on a last stderr line.
-CHILD = ("import resource, sys\nfrom rocm_spirv.cli import main\ncode = main(sys.argv[1:])\n"
-         "sys.stderr.write('\\n@peak_kib %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+CHILD = ("import resource, sys\nfrom rocm_spirv.cli import main\ntry:\n    code = main(sys.argv[1:])\nfinally:\n"
+         "    sys.stderr.write('\\n@peak_kib %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
          "sys.exit(code)\n")
 
 
@@ -159,13 +159,16 @@ def run_child(path: Path, *extra: str) -> dict[str, object]:
     except subprocess.TimeoutExpired:
         return {"exit": None, "hang": True, "crash": False, "wall_s": TIMEOUT, "peak_mb": None, "message": ""}
     wall = time.perf_counter() - t0
-    err, _, peak = done.stderr.rpartition("\n@peak_kib ")
+    err, marker, peak = done.stderr.rpartition("\n@peak_kib ")
+    if not marker:  # killed before it could say
+        err, peak = done.stderr, ""
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    crash = ("Traceback" in err or done.returncode not in (0, 1, 2)
+    tail = done.stderr.strip().splitlines() or [""]  # a traceback comes after the peak line
+    crash = ("Traceback" in done.stderr or done.returncode not in (0, 1, 2)
              or (done.returncode == 2 and len(lines) != 1))
     return {"exit": done.returncode, "hang": False, "crash": crash, "wall_s": round(wall, 3),
             "peak_mb": round(int(peak.split()[0]) / 1024, 1) if peak.strip() else None,
-            "message": lines[-1][:300] if lines else ""}
+            "message": (tail[-1] if "Traceback" in done.stderr else lines[-1] if lines else "")[:300]}
 
 
 def bombs(tmp: Path, art: dict[str, Path]) -> dict[str, tuple[Path, str]]:
