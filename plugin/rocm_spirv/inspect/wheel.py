@@ -54,7 +54,7 @@ def elf_members(stream: IO[bytes], what: str, limits: Limits = DEFAULT_LIMITS,
                         continue
                     budget.take(info.file_size, member)
                     data = bytearray(info.file_size)
-                    data[:8] = head
+                    data[: len(head)] = head
                     got = len(head) + _read_into(f, memoryview(data)[len(head) :])
                     extra = f.read(1)  # zipfile stops at the declared size; this catches any other reader
             except FormatError:
