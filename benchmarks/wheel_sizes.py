@@ -1,8 +1,9 @@
 """Wheel size and wheel build time of samples/python_ext: 8 native targets vs SPIR-V, plain and
 --offload-compress, for the default sample (88 kernels with hip_runtime.h, the ROCm 7 device
 libraries linked into native code: 54 small ones and 34 library-scale ones) and for its small
-kernels alone (SPIRV_DEMO_LIBRARY_KERNELS=OFF). Each wheel is built the way a user builds it: `pip wheel` in an isolated build environment, offline from a local wheelhouse (filled
-once, see tests/wheelhouse.py).
+kernels alone (SPIRV_DEMO_LIBRARY_KERNELS=OFF). Each wheel is built the way a user builds it:
+`pip wheel` in an isolated build environment, offline from a local wheelhouse (filled once, see
+tests/wheelhouse.py), with no settings but the mode's.
 
 Writes benchmarks/results/wheel_sizes.{json,md}. Target (issue 7): SPIR-V wheel <= 1/3 of the
 8-target native wheel, uncompressed (no --offload-compress). Exit status 1 when the default

@@ -286,10 +286,10 @@ def test_lying_bundle_lengths(art: dict[str, Path], tmp_path: Path, capsys: pyte
 def test_compressed_bomb_declared_size(art: dict[str, Path]) -> None:
     blob = bytearray(_recompress(art["native.fb"].read_bytes(), 3, 1))
     struct.pack_into("<Q", blob, 16, 1 << 45)
-    with pytest.raises(FormatError, match="limit"):
+    with pytest.raises(FormatError, match="budget"):
         inspect_buffer("bomb", bytes(blob))
     small = Limits(max_decompressed=1000)
-    with pytest.raises(FormatError, match="limit"):
+    with pytest.raises(FormatError, match="budget"):
         inspect_buffer("x", _recompress(art["native.fb"].read_bytes(), 2, 0), small)
 
 
@@ -324,7 +324,7 @@ def test_wheel_bomb(art: dict[str, Path], tmp_path: Path, capsys: pytest.Capture
     cd = data.find(b"PK\x01\x02")
     struct.pack_into("<I", data, cd + 24, 0xFFFFFFF0)  # declared uncompressed size: 4 GiB
     (tmp_path / "bomb.whl").write_bytes(data)
-    assert "bomb" in _one_line_error(capsys, tmp_path / "bomb.whl")
+    assert "more than deflate can expand to" in _one_line_error(capsys, tmp_path / "bomb.whl")
 
 
 def test_bare_code_object_and_spirv(art: dict[str, Path], tmp_path: Path) -> None:

@@ -1,22 +1,31 @@
 """Property-based fuzzing of inspect over mutated real bundles, ELFs, archives and wheels.
 
 Whatever the bytes, inspect returns a report or raises FormatError (one line) — never anything
-else, and quickly.
+else — and the report renders as the human table and as JSON, whatever its names hold (the markup
+seeds carry rich markup in archive member names, bundle ids and wheel member names).
 """
 
 from __future__ import annotations
 
+import io
 import time
 
 import pytest
+from hostile import MARKUPS, bsd_ar, plain_bundle, wheel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inspect_artifacts import build_all, find_compiler
+from rich.console import Console
+from rocm_spirv.inspect import bundle
 from rocm_spirv.inspect.base import FormatError, Limits
+from rocm_spirv.inspect.render import print_human, write_json
+from rocm_spirv.inspect.require import check, parse_requirement
 from rocm_spirv.inspect.scan import inspect_data
 
-SEEDS = ["spv.o", "native.o", "hybridz.o", "lib.so", "native.fb", "libk.a", "pkg.whl"]
-LIMITS = Limits(max_decompressed=64 << 20, max_member=64 << 20, max_wheel_total=128 << 20)
+BUILT = ["spv.o", "native.o", "hybridz.o", "lib.so", "native.fb", "libk.a", "pkg.whl"]
+SEEDS = [*BUILT, "markup.a", "markup.fb", "markup.whl"]
+REQUIRE = parse_requirement("native:gfx942")
+LIMITS = Limits(max_decompressed=64 << 20)
 INTERESTING = [0, 1, 7, 0x7F, 0xFF, 0xFFFF, 0xFFFFFFFF, 1 << 31, 1 << 40, (1 << 64) - 1]
 
 
@@ -27,7 +36,14 @@ def seeds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     if comp is None:
         pytest.skip(why)
     art = build_all(comp, tmp / "out")
-    return {name: art[name].read_bytes() for name in SEEDS}
+    raw = {name: art[name].read_bytes() for name in BUILT}
+    plain = raw["native.fb"]
+    ids = [(r.id + MARKUPS[i % len(MARKUPS)], plain[r.offset : r.offset + r.size])
+           for i, r in enumerate(bundle.find_bundles(plain, 0, len(plain))[0].entries)]
+    return {**raw,
+            "markup.a": bsd_ar({f"{MARKUPS[0]}{MARKUPS[1]}k.o": raw["native.o"], f"{MARKUPS[7]}s.o": raw["spv.o"]}),
+            "markup.fb": plain_bundle([(f"host-x86_64-unknown-linux-gnu-{MARKUPS[0]}", b""), *ids]),
+            "markup.whl": wheel({f"pkg/{MARKUPS[0]}{MARKUPS[3]}lib.so": raw["lib.so"]})}
 
 
 @st.composite
@@ -54,7 +70,10 @@ def mutations(draw: st.DrawFn, seeds: dict[str, bytes]) -> bytes:
 def check_one(data: bytes) -> float:
     start = time.perf_counter()
     try:
-        inspect_data("fuzz", data, LIMITS)
+        report = inspect_data(f"fuzz{MARKUPS[0]}", data, LIMITS)
+        failures = check(REQUIRE, list(report.files))
+        print_human([report], REQUIRE, failures, Console(file=io.StringIO(), width=160, emoji=False))
+        write_json([report], REQUIRE, failures, io.StringIO())
     except FormatError as err:
         assert "\n" not in str(err)
     return time.perf_counter() - start

@@ -1,5 +1,6 @@
-"""The one write path and the one lock: a reader never sees a half-written file, and a write never
-costs a user a permission, an owner, a link or a device node.
+"""The one write path, the one lock and the one way to read a regular file: a reader never sees a
+half-written file, a write never costs a user a permission, an owner, a link or a device node, and a
+read never blocks on a FIFO or a device.
 
 write_atomic writes a temp file beside the target (named `.<name>.rocm-spirv-tmp.<pid>.<n>`), fsyncs
 it and renames it over the target. An existing target keeps its mode and owner; a symlink keeps
@@ -11,6 +12,7 @@ killed process left behind are removed by the next write to the same name.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import itertools
 import os
@@ -18,6 +20,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from rocm_spirv.errors import UserError
 
@@ -81,15 +84,7 @@ class Target:
 
 
 def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+    return f"a {file_kind(mode)}" if not stat.S_ISREG(mode) else "not a regular file"
 
 
 def check_target(path: Path, what: str = "") -> Target:
@@ -227,3 +222,57 @@ def locked(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+# Reads: regular files only, never blocking on a FIFO or a device.
+
+
+class NotRegularFile(OSError):
+    """A FIFO, device, socket or folder where a file's bytes were expected."""
+
+
+def file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "FIFO (named pipe)"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "regular file" if stat.S_ISREG(mode) else "special file"
+
+
+def describe(path: Path) -> str:
+    """'is a FIFO (named pipe), not a regular file' and the like, for a path that exists."""
+    return f"is a {file_kind(os.stat(path).st_mode)}, not a regular file"
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open a regular file for reading; a folder raises IsADirectoryError, anything else NotRegularFile,
+    without blocking.
+
+    A FIFO would block open() until a writer comes and read() until it leaves, and /dev/zero never
+    ends, so the file is opened non-blocking and its type checked on the open descriptor (no race
+    with a rename between a stat and the open).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as err:
+        if err.errno == errno.ENXIO:  # a UNIX socket cannot be opened at all
+            raise NotRegularFile(err.errno, describe(path), str(path)) from None
+        raise
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
+        raise NotRegularFile(errno.EINVAL, f"is a {file_kind(mode)}, not a regular file", str(path))
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of a regular file of at most limit bytes; None when it is larger."""
+    with open_regular(path) as f:
+        if os.fstat(f.fileno()).st_size > limit:
+            return None
+        data = f.read(limit + 1)  # the file may have grown since fstat
+        return None if len(data) > limit else data

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from rocm_spirv.compare import plan as planning
@@ -19,6 +18,8 @@ from rocm_spirv.compare.runner import Setup
 from rocm_spirv.compare.session import compare
 from rocm_spirv.errors import UserError
 from rocm_spirv.resources import _PKG
+from rocm_spirv.term import console as make_console
+from rocm_spirv.term import esc
 from rocm_spirv.toolchain.choose import choose, probe_all
 
 
@@ -107,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
                   defines=defines, targets=tuple(args.targets))
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
                 "spirv_flags": comp.spirv_flags}
-    console = Console(stderr=args.json)
+    console = make_console(stderr=args.json)
     total = len(variants) * args.repeat
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:
@@ -119,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
         result.reproduction = reproduce.to_json(args.against, reproduce.checks(earlier, result))
     if args.report:
         for path in write_report(result, args.report):
-            console.print(f"wrote {path}")
+            console.print(f"wrote {esc(path)}")
     if args.json:
         print(json.dumps(to_json(result), indent=2))
     else:

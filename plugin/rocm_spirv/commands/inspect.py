@@ -8,12 +8,22 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv.errors import UserError
-from rocm_spirv.inspect.base import FormatError
+from rocm_spirv.fsutil import NotRegularFile
+from rocm_spirv.inspect.base import (
+    BUDGET_FLAG,
+    DEFAULT_BUDGET,
+    DEFAULT_LIMITS,
+    BudgetExceeded,
+    FormatError,
+    Limits,
+    human_size,
+    parse_size,
+)
 from rocm_spirv.inspect.render import print_human, write_json
 from rocm_spirv.inspect.report import InputReport
 from rocm_spirv.inspect.require import check, parse_requirement
 from rocm_spirv.inspect.scan import Sink, inspect_path
-from rocm_spirv.inspect.validate import spirv_val, validate
+from rocm_spirv.inspect.validate import rejected, spirv_val, validate
 
 
 def register(sub: Any) -> None:
@@ -23,19 +33,38 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--require", metavar="SPEC",
                    help="spirv-only | native:gfx942,… | hybrid:gfx942,…; exit 1 when not met")
-    p.add_argument("--validate", action="store_true", help="run spirv-val on every SPIR-V module")
+    p.add_argument("--validate", action="store_true",
+                   help="run spirv-val on every SPIR-V module; exit 1 when it rejects one")
+    p.add_argument(BUDGET_FLAG, dest="max_decompressed", type=_size, default=DEFAULT_BUDGET, metavar="SIZE",
+                   help="bytes decompressed (bundles, wheel members) and copied (archive members) per run, "
+                        f"all inputs together (default {human_size(DEFAULT_BUDGET)}; e.g. 2G)")
     p.set_defaults(func=_run)
 
 
-def load(paths: list[Path], sink: Sink | None = None) -> list[InputReport]:
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{err}; use e.g. 512M or 2G") from None
+
+
+def load(paths: list[Path], sink: Sink | None = None, limits: Limits = DEFAULT_LIMITS) -> list[InputReport]:
+    """Every path read under one decompression budget."""
     out = []
+    budget = limits.budget()
     for path in paths:
         try:
-            out.append(inspect_path(path, sink=sink))
+            out.append(inspect_path(path, limits, sink, budget))
+        except BudgetExceeded as err:
+            raise UserError(str(err), f"{BUDGET_FLAG} SIZE sets the budget: raise it (e.g. 2G) for a trusted input, "
+                            "within the memory the process may use") from None
         except FormatError as err:
             raise UserError(str(err), "is the file complete and a HIP build output?") from None
         except IsADirectoryError:
             raise UserError(f"{path} is a folder", "pass the files inside it") from None
+        except NotRegularFile as err:
+            raise UserError(f"{path} {err.strerror}", "pass a file (inspect reads build outputs, not pipes or "
+                            "devices)") from None
         except OSError as err:
             raise UserError(f"{path}: {err.strerror or err}", "check the path") from None
     return out
@@ -44,14 +73,15 @@ def load(paths: list[Path], sink: Sink | None = None) -> list[InputReport]:
 def _run(args: argparse.Namespace) -> int:
     req = parse_requirement(args.require) if args.require else None
     sink: Sink | None = {} if args.validate else None
-    inputs = load(args.paths, sink)
+    inputs = load(args.paths, sink, Limits(max_decompressed=args.max_decompressed))
     if sink is not None:
         tool = spirv_val()
         inputs = [InputReport(i.path, i.format, tuple(validate(list(i.files), sink, tool))) for i in inputs]
     files = [f for i in inputs for f in i.files]
     failures = check(req, files) if req is not None else []
+    invalid = rejected(files) if args.validate else None
     if args.json:
-        write_json(inputs, req, failures, sys.stdout)
+        write_json(inputs, req, failures, sys.stdout, invalid)
     else:
-        print_human(inputs, req, failures)
-    return 1 if failures else 0
+        print_human(inputs, req, failures, invalid=invalid)
+    return 1 if failures or invalid else 0

@@ -9,15 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import locked
+from rocm_spirv.fsutil import describe, locked
 from rocm_spirv.migrate.apply import as_bytes, commit_order, plan, unified_diff
 from rocm_spirv.migrate.commit import apply_all, pending, recover
 from rocm_spirv.migrate.report import print_human, to_json
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
+from rocm_spirv.term import console
 
 
 def register(sub: Any) -> None:
@@ -47,6 +46,8 @@ def _run(args: argparse.Namespace) -> int:
     root: Path = args.path
     if not root.exists():
         raise UserError(f"{root} does not exist", "pass a project folder or a file to scan")
+    if not root.is_dir() and not root.is_file():
+        raise UserError(f"{root} {describe(root)}", "pass a project folder or a regular file to scan")
     # Findings quote file text, which may hold bytes that are not UTF-8.
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
@@ -79,7 +80,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.format == "sarif":
         print(json.dumps(to_sarif(result), indent=2))
     else:
-        print_human(Console(), result, mode, changed)
+        print_human(console(), result, mode, changed)
     if args.check:  # a file it could not read is a file it could not check
         return 1 if result.remaining or result.errors else 0
     return 0

@@ -15,6 +15,7 @@ from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.model import RATIOS, Comparison, VariantResult
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.resources import templates_dir
+from rocm_spirv.term import esc
 
 SCHEMA = "rocm-spirv/compare/1"
 
@@ -93,7 +94,7 @@ def to_json(c: Comparison) -> dict[str, Any]:
 
 def table(c: Comparison) -> Table:
     wheel = c.kind == "wheel"
-    t = Table(title=f"rocm-spirv compare{' --wheel' if wheel else ''}: {c.project}"
+    t = Table(title=f"rocm-spirv compare{' --wheel' if wheel else ''}: {esc(c.project)}"
               + (" (partial)" if c.partial else ""))
     cols = (["variant", "targets", "wheel build s (median, range)", "CPU s", "wheel", "installed", "device code"]
             if wheel else
@@ -149,7 +150,7 @@ def print_human(c: Comparison, console: Console) -> None:
                       f"({c.overhead_fraction:.1%})", markup=False, highlight=False)
     for r in c.results:
         if r.error:
-            console.print(f"[red]{r.variant.name} failed[/]:\n{r.error}")
+            console.print(f"[red]{r.variant.name} failed[/]:\n{esc(r.error)}")
     if c.reproduction is not None:
         console.print(reproduction_table(c.reproduction))
 
@@ -162,7 +163,7 @@ def reproduction_table(rep: dict[str, Any]) -> Table:
                      f"(chance allows {rep['timing_misses_allowed']})")
     if rep.get("timing_drift") is not None:
         notes.append(f"build times {rep['timing_drift'] * 100:+.1f} %")
-    t = Table(title=f"against {rep['against']}: {verdict}" + (f" ({'; '.join(notes)})" if notes else ""))
+    t = Table(title=f"against {esc(rep['against'])}: {verdict}" + (f" ({'; '.join(notes)})" if notes else ""))
     for col in ("variant", "metric", "earlier median (95% interval)", "now", ""):
         t.add_column(col, justify="left" if col in ("variant", "metric") else "right")
     for ch in rep["checks"]:
@@ -173,7 +174,7 @@ def reproduction_table(rep: dict[str, Any]) -> Table:
             if lo is None:
                 lo, hi = ch["earlier_low"], ch["earlier_high"]
             earlier += f" ({lo:{spec}}-{hi:{spec}})"
-        t.add_row(ch["variant"], ch["metric"], earlier, format(ch["median"], spec),
+        t.add_row(esc(ch["variant"]), esc(ch["metric"]), earlier, format(ch["median"], spec),
                   "ok" if ch["within"] else "[red]outside[/]")
     return t
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rocm_spirv.compare.model import Artifact
 from rocm_spirv.errors import UserError
+from rocm_spirv.inspect.base import FormatError, NotBinary
 from rocm_spirv.inspect.scan import inspect_path
 
 
@@ -14,8 +15,14 @@ def artifact(path: Path) -> Artifact | None:
     """Device entries and bytes of one build output, or None when it holds no GPU code."""
     try:
         report = inspect_path(path)
-    except UserError:
-        return None  # not an ELF, archive or bundle: no GPU code to count
+    except NotBinary:
+        return None  # a script (a configured run.sh), a thin archive: no GPU code of its own to count
+    except FormatError as err:
+        raise UserError(f"the build wrote {err}", "inspect it with `rocm-spirv inspect`; a build that "
+                        "writes a broken binary is not comparable") from None
+    except OSError as err:
+        raise UserError(f"cannot read the build output {path}: {err.strerror or err}",
+                        "check the build tree") from None
     entries: dict[str, int] = {}
     kernels: set[str] = set()
     stored = 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits
+from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits, NotBinary
 
 MAGIC = b"!<arch>\n"
 THIN = b"!<thin>\n"
@@ -24,7 +24,7 @@ def is_archive(buf: Buffer) -> bool:
 
 def members(buf: Buffer, what: str, limits: Limits = DEFAULT_LIMITS) -> list[Member]:
     if bytes(buf[:8]) == THIN:
-        raise FormatError(f"{what}: thin archive (members live in other files)")
+        raise NotBinary(f"{what}: thin archive (members live in other files; inspect those)")
     out: list[Member] = []
     long_names = b""
     pos = 8

@@ -6,12 +6,26 @@ import io
 import zlib
 from dataclasses import dataclass
 
-from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits, release, u16, u32, u64
+from rocm_spirv.inspect.base import (
+    DEFAULT_LIMITS,
+    MAX_RATIO,
+    Budget,
+    BudgetExceeded,
+    Buffer,
+    FormatError,
+    Limits,
+    next_data,
+    release,
+    u16,
+    u32,
+    u64,
+)
 
 MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 CCOB = b"CCOB"
 METHODS = {0: "zlib", 1: "zstd"}
 MAX_ID = 4096
+CHUNK = 1 << 20  # bytes inflated, or zeros skipped, per step
 
 
 @dataclass(frozen=True)
@@ -89,60 +103,81 @@ def ccob_header(buf: Buffer, start: int, end: int) -> tuple[int, str, int, int, 
     return version, METHODS[method_id], head, total, raw
 
 
-def decompress(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIMITS) -> tuple[bytes, int, str]:
-    """(decompressed bundle, stored size, "ccob-v2-zstd") for the CCOB at buf[start:end]."""
+def decompress(buf: Buffer, start: int, end: int, budget: Budget) -> tuple[bytearray, int, str]:
+    """(decompressed bundle, stored size, "ccob-v2-zstd") for the CCOB at buf[start:end].
+
+    The declared size is taken from the run's budget before anything is inflated, and inflating
+    stops there whatever the data holds, so memory stays within the budget however the input lies.
+    """
     what = f"compressed offload bundle at byte {start}"
     version, method, head, total, raw = ccob_header(buf, start, end)
     stop = start + total if total else end
     payload = bytes(buf[start + head : stop])
-    if raw > limits.max_decompressed:
-        raise FormatError(f"{what}: declares {raw} bytes uncompressed, over the {limits.max_decompressed}-byte limit")
-    if raw > max(len(payload), 1) * limits.max_ratio and raw > 1 << 20:
-        raise FormatError(f"{what}: declares {raw} bytes from {len(payload)} compressed (decompression bomb)")
+    if method == "zlib" and raw > max(len(payload), 1) * MAX_RATIO["deflate"] + 64:
+        raise FormatError(f"{what}: declares {raw} bytes from {len(payload)} compressed, more than zlib can "
+                          "expand to (corrupt header)")
+    budget.take(raw, what)
     try:
-        out = _inflate_zstd(payload, raw) if method == "zstd" else _inflate_zlib(payload, raw)
+        out = bytearray(raw)
+        _inflate_zstd(payload, out) if method == "zstd" else _inflate_zlib(payload, out)
     except FormatError as err:
         raise FormatError(f"{what}: {err}") from None
-    except Exception as err:  # zlib.error, zstandard.ZstdError: both mean corrupt data
+    except MemoryError:
+        raise BudgetExceeded(f"{what}: out of memory inflating {raw} bytes (the process has a memory "
+                             "limit below the decompression budget)") from None
+    except Exception as err:  # zlib.error, zstandard.ZstdError: corrupt data, or no memory for the codec
+        if "memory" in str(err).lower():
+            raise BudgetExceeded(f"{what}: {method} ran out of memory ({err})") from None
         raise FormatError(f"{what}: {method} data is corrupt ({err})") from None
     return out, stop - start, f"ccob-v{version}-{method}"
 
 
-def _inflate_zstd(payload: bytes, raw: int) -> bytes:
-    """Exactly raw bytes out of the first zstd frame; never more, whatever the frame claims."""
+def _inflate_zstd(payload: bytes, out: bytearray) -> None:
+    """Exactly len(out) bytes out of the first zstd frame, streamed into out; never more."""
     import zstandard
 
+    raw = len(out)
     declared = zstandard.frame_content_size(payload)
     if declared not in (-1, raw):
         raise FormatError(f"zstd frame holds {declared} bytes, header says {raw}")
-    chunks: list[bytes] = []
     got = 0
-    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=False) as r:
+    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=False)
+    with reader as r, memoryview(out) as view:
         while got < raw:
-            chunk = r.read(min(raw - got, 1 << 24))
-            if not chunk:
+            n = r.readinto(view[got : min(raw, got + CHUNK)])
+            if not n:
                 break
-            chunks.append(chunk)
-            got += len(chunk)
+            got += n
     if got != raw:
         raise FormatError(f"decompressed to {got} bytes, header says {raw}")
-    return b"".join(chunks)
 
 
-def _inflate_zlib(payload: bytes, raw: int) -> bytes:
+def _inflate_zlib(payload: bytes, out: bytearray) -> None:
+    raw = len(out)
     d = zlib.decompressobj()
-    out = d.decompress(payload, raw)
-    if len(out) != raw or (d.unconsumed_tail and not d.eof and d.decompress(d.unconsumed_tail, 1)):
-        raise FormatError(f"decompressed to {len(out)}{'+' if len(out) == raw else ''} bytes, header says {raw}")
-    return out
+    got, rest = 0, payload
+    while got < raw and not d.eof:
+        # Called again with no input too: output cut at the limit may still be pending inside zlib.
+        chunk = d.decompress(rest, min(CHUNK, raw - got))
+        if not chunk:
+            break
+        out[got : got + len(chunk)] = chunk
+        got += len(chunk)
+        rest = d.unconsumed_tail
+    more = not d.eof and bool(d.decompress(rest, 1))
+    if got != raw or more:
+        raise FormatError(f"decompressed to {got}{'+' if more else ''} bytes, header says {raw}")
 
 
-def find_bundles(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIMITS) -> list[Bundle]:
+def find_bundles(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIMITS,
+                 budget: Budget | None = None) -> list[Bundle]:
     """Every bundle in buf[start:end]: linkers put one per object back to back, padded with zeros.
 
     Only headers and padding are read; the gaps between bundles are searched only when they hold
-    something other than zeros, so a 500 MB section costs a few pages per bundle.
+    something other than zeros, and holes of sparse files are not read at all, so a 500 MB section
+    costs a few pages per bundle.
     """
+    budget = budget or limits.budget()
     bundles: list[Bundle] = []
     pos = start
     while True:
@@ -155,7 +190,7 @@ def find_bundles(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIM
                 break
         if len(bundles) >= limits.max_entries:
             raise FormatError(f"more than {limits.max_entries} bundles in one section")
-        found = bundle_at(buf, pos, end, limits)
+        found = bundle_at(buf, pos, end, limits, budget)
         release(buf, pos, pos + found.stored_size)
         bundles.append(found)
         pos += max(found.stored_size, 4)
@@ -164,21 +199,24 @@ def find_bundles(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIM
 
 def _skip_zeros(buf: Buffer, pos: int, end: int) -> int:
     while pos < end:
-        chunk = bytes(buf[pos : min(pos + 4096, end)])
+        pos = min(next_data(buf, pos), end)
+        chunk = bytes(buf[pos : min(pos + CHUNK, end)])
         rest = chunk.lstrip(b"\0")
         if rest:
             return pos + len(chunk) - len(rest)
+        release(buf, pos, pos + len(chunk))
         pos += len(chunk)
     return end
 
 
-def bundle_at(buf: Buffer, at: int, end: int, limits: Limits = DEFAULT_LIMITS) -> Bundle:
+def bundle_at(buf: Buffer, at: int, end: int, limits: Limits = DEFAULT_LIMITS,
+              budget: Budget | None = None) -> Bundle:
     """The one bundle, plain or compressed, that starts at buf[at]."""
     if bytes(buf[at : at + 4]) == CCOB:
         _, _, _, total, _ = ccob_header(buf, at, end)
         # v1 has no size: it runs to the next bundle or the end of the section.
         stop = at + total if total else _next_magic(buf, at + 4, end)
-        data, stored, compression = decompress(buf, at, stop, limits)
+        data, stored, compression = decompress(buf, at, stop, budget or limits.budget())
         entries, _extent = parse_uncompressed(data, 0, len(data), limits)
         return Bundle(at, stored, len(data), compression, data, entries)
     entries, extent = parse_uncompressed(buf, at, end, limits)
@@ -191,5 +229,15 @@ def is_bundle(buf: Buffer, off: int = 0) -> bool:
 
 
 def _next_magic(buf: Buffer, pos: int, end: int) -> int:
-    found = [p for p in (buf.find(MAGIC, pos, end), buf.find(CCOB, pos, end)) if p >= 0]
-    return min(found) if found else end
+    """Where the next bundle magic starts, searched a chunk at a time past holes and read pages."""
+    while pos < end:
+        pos = min(next_data(buf, pos), end)
+        stop = min(pos + CHUNK + len(MAGIC), end)
+        found = [p for p in (buf.find(MAGIC, pos, stop), buf.find(CCOB, pos, stop)) if p >= 0]
+        if found:
+            return min(found)
+        release(buf, pos, stop)
+        if stop >= end:
+            break
+        pos = stop - len(MAGIC)  # a magic may straddle the chunk boundary
+    return end

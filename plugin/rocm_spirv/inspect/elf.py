@@ -42,8 +42,31 @@ class HostElf:
         return None
 
 
+class _BufferStream:
+    """The seek/tell/read pyelftools uses, over a buffer: io.BytesIO would copy a bytearray (a
+    decompressed wheel member of hundreds of MiB) just to read its headers."""
+
+    def __init__(self, buf: bytes | bytearray) -> None:
+        self._buf = buf
+        self._pos = 0
+
+    def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: len(self._buf)}[whence]
+        self._pos = max(0, base + pos)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int | None = -1) -> bytes:
+        end = len(self._buf) if size is None or size < 0 else min(len(self._buf), self._pos + size)
+        data = bytes(self._buf[self._pos : end])
+        self._pos = max(self._pos, end)
+        return data
+
+
 def _stream(buf: Buffer) -> Any:
-    return buf if not isinstance(buf, bytes | bytearray) else io.BytesIO(buf)
+    return buf if not isinstance(buf, bytes | bytearray) else _BufferStream(buf)
 
 
 def read_host_elf(buf: Buffer, what: str) -> HostElf:

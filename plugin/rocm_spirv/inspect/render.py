@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from typing import IO, Any
 
 from rich.console import Console
@@ -13,9 +12,12 @@ from rich.table import Table
 from rocm_spirv.inspect.base import human_size
 from rocm_spirv.inspect.report import KIND_LABELS, Entry, InputReport, totals
 from rocm_spirv.inspect.require import Failure, Requirement
+from rocm_spirv.term import console as make_console
+from rocm_spirv.term import esc
 
 
-def to_json(inputs: list[InputReport], req: Requirement | None, failures: list[Failure]) -> dict[str, Any]:
+def to_json(inputs: list[InputReport], req: Requirement | None, failures: list[Failure],
+            invalid: list[Failure] | None = None) -> dict[str, Any]:
     all_files = [f for i in inputs for f in i.files]
     return {
         "inputs": [
@@ -33,10 +35,12 @@ def to_json(inputs: list[InputReport], req: Requirement | None, failures: list[F
             "met": not failures,
             "failures": [dataclasses.asdict(f) for f in failures],
         },
+        "validation": _validation_json(invalid),
     }
 
 
-def write_json(inputs: list[InputReport], req: Requirement | None, failures: list[Failure], out: IO[str]) -> None:
+def write_json(inputs: list[InputReport], req: Requirement | None, failures: list[Failure], out: IO[str],
+               invalid: list[Failure] | None = None) -> None:
     """The to_json document, streamed one entry at a time so huge libraries stay small in memory."""
     all_files = [f for i in inputs for f in i.files]
     out.write('{\n  "inputs": [')
@@ -54,7 +58,15 @@ def write_json(inputs: list[InputReport], req: Requirement | None, failures: lis
         out.write(f'],\n     "totals": {json.dumps(dataclasses.asdict(totals(inp.files)))}}}')
     doc = to_json([], req, failures)
     doc["totals"] = dataclasses.asdict(totals(all_files))
-    out.write("\n  ],\n  " + json.dumps({"totals": doc["totals"], "requirement": doc["requirement"]})[1:] + "\n")
+    tail = {"totals": doc["totals"], "requirement": doc["requirement"], "validation": _validation_json(invalid)}
+    out.write("\n  ],\n  " + json.dumps(tail)[1:] + "\n")
+
+
+def _validation_json(invalid: list[Failure] | None) -> dict[str, Any] | None:
+    """None without --validate; else whether every SPIR-V module passed spirv-val, and which did not."""
+    if invalid is None:
+        return None
+    return {"passed": not invalid, "failures": [dataclasses.asdict(f) for f in invalid]}
 
 
 def _entry_json(e: Entry) -> dict[str, Any]:
@@ -78,29 +90,29 @@ def _file_json(f: Any) -> dict[str, Any]:
 def _details(e: Entry) -> str:
     if e.spirv is not None:
         s = e.spirv
-        parts = [f"SPIR-V {s.version}, {s.generator}", f"kernels: {', '.join(s.entry_points) or '-'}",
-                 f"caps: {', '.join(s.capabilities) or '-'}"]
+        parts = [f"SPIR-V {s.version}, {esc(s.generator)}", f"kernels: {esc(', '.join(s.entry_points)) or '-'}",
+                 f"caps: {esc(', '.join(s.capabilities)) or '-'}"]
         if s.extensions:
-            parts.append(f"ext: {', '.join(s.extensions)}")
+            parts.append(f"ext: {esc(', '.join(s.extensions))}")
         return "\n".join(parts)
     if e.code_object is not None:
         c = e.code_object
         gen = f" v{c.generic_version}" if c.generic_version else ""
-        return (f"{c.target_id}{gen} (xnack {c.xnack}, sramecc {c.sramecc}, code object v{c.code_object_version})\n"
-                f"kernels: {', '.join(c.kernels) or '-'}")
+        return (f"{esc(c.target_id)}{gen} (xnack {c.xnack}, sramecc {c.sramecc}, code object "
+                f"v{c.code_object_version})\nkernels: {esc(', '.join(c.kernels)) or '-'}")
     return ""
 
 
 def print_human(inputs: list[InputReport], req: Requirement | None, failures: list[Failure],
-                console: Console | None = None) -> None:
-    con = console or Console(width=None if sys.stdout.isatty() else 160)
-    failed = {(f.path, f.entry) for f in failures}
+                console: Console | None = None, invalid: list[Failure] | None = None) -> None:
+    con = console or make_console()
+    failed = {(f.path, f.entry) for f in failures + (invalid or [])}
     for inp in inputs:
         for f in inp.files:
             dev = f.device_entries
-            title = f"{f.path}  [{len(dev)} device entr{'y' if len(dev) == 1 else 'ies'}]"
+            title = f"{esc(f.path)}  \\[{len(dev)} device entr{'y' if len(dev) == 1 else 'ies'}]"
             if not dev:
-                con.print(f"{f.path}: no device code")
+                con.print(f"{esc(f.path)}: no device code")
                 continue
             table = Table(title=title, title_justify="left", show_lines=True)
             for col in ("entry", "kind", "size", "stored", "details", "status"):
@@ -109,26 +121,31 @@ def print_human(inputs: list[InputReport], req: Requirement | None, failures: li
                 status = []
                 if (f.path, e.id) in failed:
                     status.append("[red]FAIL[/red]")
-                status += [f"[yellow]{p}[/yellow]" for p in e.problems]
+                status += [f"[yellow]{esc(p)}[/yellow]" for p in e.problems]
                 if e.validation is not None:
                     v = e.validation
                     mark = "[green]valid[/green]" if v.ok else ("[red]invalid[/red]" if v.ok is False else "")
-                    status.append(f"{mark} {v.message}".strip() if v.ok is not True else mark)
+                    status.append(f"{mark} {esc(v.message)}".strip() if v.ok is not True else mark)
                 stored = human_size(e.compressed_size) if e.compressed_size is not None else f"({e.container})"
-                table.add_row(e.id, KIND_LABELS.get(e.kind, e.kind), human_size(e.size), stored, _details(e),
+                table.add_row(esc(e.id), KIND_LABELS.get(e.kind, e.kind), human_size(e.size), stored, _details(e),
                               "\n".join(status) or "ok")
             con.print(table)
             for b in f.bundles:
                 if b.container != "bundle":
                     con.print(f"  {b.container} bundle: {human_size(b.size)} stored in {human_size(b.stored_size)}")
         t = totals(inp.files)
-        con.print(f"[bold]{inp.path}[/bold] ({inp.format}): {t.files} file(s), {t.files_with_device_code} with device"
-                  f" code; {t.entries} entries ({t.spirv} SPIR-V, {t.code_objects} code objects, {t.other} other), "
-                  f"{human_size(t.size)}; targets: {', '.join(t.targets) or '-'}")
+        con.print(f"[bold]{esc(inp.path)}[/bold] ({inp.format}): {t.files} file(s), {t.files_with_device_code} "
+                  f"with device code; {t.entries} entries ({t.spirv} SPIR-V, {t.code_objects} code objects, "
+                  f"{t.other} other), {human_size(t.size)}; targets: {esc(', '.join(t.targets)) or '-'}")
     if req is not None:
         if not failures:
-            con.print(f"[green]requirement {req} met[/green]")
+            con.print(f"[green]requirement {esc(req)} met[/green]")
         else:
-            con.print(f"[red]requirement {req} not met[/red]:")
+            con.print(f"[red]requirement {esc(req)} not met[/red]:")
             for fl in failures:
-                con.print(f"  {fl.path}{': ' + fl.entry if fl.entry else ''}: {fl.reason}", highlight=False)
+                where = esc(fl.path) + (": " + esc(fl.entry) if fl.entry else "")
+                con.print(f"  {where}: {esc(fl.reason)}", highlight=False)
+    if invalid:
+        con.print(f"[red]spirv-val rejected {len(invalid)} SPIR-V module(s)[/red]:")
+        for fl in invalid:
+            con.print(f"  {esc(fl.path)}: {esc(fl.entry)}: {esc(fl.reason)}", highlight=False)

@@ -9,8 +9,9 @@ import os
 from pathlib import Path
 from typing import IO
 
+from rocm_spirv.fsutil import open_regular
 from rocm_spirv.inspect import archive, bundle, codeobject, elf, offloadbinary, spirv, wheel
-from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits, release
+from rocm_spirv.inspect.base import DEFAULT_LIMITS, Budget, Buffer, FileMap, FormatError, Limits, NotBinary, release
 from rocm_spirv.inspect.report import (
     BITCODE,
     CODE_OBJECT,
@@ -31,31 +32,36 @@ BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 Sink = dict[tuple[str, int], bytes]
 
 
-def inspect_path(path: Path, limits: Limits = DEFAULT_LIMITS, sink: Sink | None = None) -> InputReport:
-    """Raises OSError for unreadable paths and FormatError for malformed content."""
+def inspect_path(path: Path, limits: Limits = DEFAULT_LIMITS, sink: Sink | None = None,
+                 budget: Budget | None = None) -> InputReport:
+    """Raises OSError for unreadable paths (NotRegularFile for FIFOs, devices, sockets: never opened
+    blocking) and FormatError for malformed content. Pass one budget to every input of a run."""
     name = str(path)
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         length = os.fstat(f.fileno()).st_size
         if length == 0:
             raise FormatError(f"{name}: empty file")
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            return _inspect_input(name, buf, f, limits, sink)
+        with FileMap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            buf.fd = f.fileno()
+            return _inspect_input(name, buf, f, limits, sink, budget or limits.budget())
 
 
-def inspect_data(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS, sink: Sink | None = None) -> InputReport:
+def inspect_data(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS, sink: Sink | None = None,
+                 budget: Budget | None = None) -> InputReport:
     """The same as inspect_path for bytes already in memory (wheels included)."""
     if not data:
         raise FormatError(f"{name}: empty file")
-    return _inspect_input(name, data, io.BytesIO(data), limits, sink)
+    return _inspect_input(name, data, io.BytesIO(data), limits, sink, budget or limits.budget())
 
 
-def _inspect_input(name: str, buf: Buffer, stream: IO[bytes], limits: Limits, sink: Sink | None) -> InputReport:
+def _inspect_input(name: str, buf: Buffer, stream: IO[bytes], limits: Limits, sink: Sink | None,
+                   budget: Budget) -> InputReport:
     if bytes(buf[:4]) == wheel.ZIP_MAGIC:
         files: list[FileReport] = []
-        for member, data in wheel.elf_members(stream, name, limits):
-            files += inspect_buffer(f"{name}!{member}", data, limits, 1, sink)
+        for member, data in wheel.elf_members(stream, name, limits, budget):
+            files += inspect_buffer(f"{name}!{member}", data, limits, 1, sink, budget)
         return InputReport(name, "wheel", tuple(files))
-    return InputReport(name, _format(buf), tuple(inspect_buffer(name, buf, limits, 0, sink)))
+    return InputReport(name, _format(buf), tuple(inspect_buffer(name, buf, limits, 0, sink, budget)))
 
 
 def _format(buf: Buffer) -> str:
@@ -93,40 +99,49 @@ def _bare(name: str, buf: Buffer, what: str, sink: Sink | None) -> FileReport:
 
 
 def inspect_buffer(name: str, buf: Buffer, limits: Limits = DEFAULT_LIMITS, depth: int = 0,
-                   sink: Sink | None = None) -> list[FileReport]:
+                   sink: Sink | None = None, budget: Budget | None = None) -> list[FileReport]:
+    budget = budget or limits.budget()
     kind = _format(buf)
     if kind == "elf" and codeobject.is_code_object(buf, 0, len(buf)):
         return [_bare(name, buf, "code object", sink)]
     if kind == "spirv":
         return [_bare(name, buf, "SPIR-V module", sink)]
     if kind == "elf":
-        return [inspect_elf(name, buf, limits, sink)]
+        return [inspect_elf(name, buf, limits, sink, budget)]
     if kind == "archive":
         if depth >= limits.max_depth:
             raise FormatError(f"{name}: archives nested deeper than {limits.max_depth}")
         out: list[FileReport] = []
         for m in archive.members(buf, name, limits):
-            member = bytes(buf[m.offset : m.offset + m.size])
-            if _format(member) != "unknown":
-                out += inspect_buffer(f"{name}({m.name})", member, limits, depth + 1, sink)
+            if _format(bytes(buf[m.offset : m.offset + min(m.size, 64)])) == "unknown":
+                continue  # decided on the header: members that are not binaries are never copied
+            # The copy is memory like a decompressed bundle (a sparse member can be 1 GiB on 4 KB of
+            # disk), held while the member is read; members are read one at a time.
+            with budget.held(m.size, f"{name}({m.name})"):
+                member = bytes(buf[m.offset : m.offset + m.size])
+                release(buf, m.offset, m.offset + m.size)
+                out += inspect_buffer(f"{name}({m.name})", member, limits, depth + 1, sink, budget)
+                del member
         return out
     if kind == "bundle":
-        bundles = bundle.find_bundles(buf, 0, len(buf), limits)
+        bundles = bundle.find_bundles(buf, 0, len(buf), limits, budget)
         return [_report(name, "bundle", "", bundles, [], sink=sink)]
     if kind == "offload-binary":
         images = offloadbinary.parse_offload_binaries(buf, 0, len(buf), limits)
         return [_report(name, "offload-binary", "", [], [_image_entry(buf, i, name) for i in images], sink=sink,
                         extra_buf=[(buf, i.offset, i.size) for i in images])]
-    raise FormatError(f"{name}: not an ELF file, static archive, offload bundle or wheel")
+    raise NotBinary(f"{name}: not an ELF file, static archive, offload bundle or wheel")
 
 
-def inspect_elf(name: str, buf: Buffer, limits: Limits = DEFAULT_LIMITS, sink: Sink | None = None) -> FileReport:
+def inspect_elf(name: str, buf: Buffer, limits: Limits = DEFAULT_LIMITS, sink: Sink | None = None,
+                budget: Budget | None = None) -> FileReport:
+    budget = budget or limits.budget()
     host = elf.read_host_elf(buf, name)
     notes: list[str] = []
     bundles: list[bundle.Bundle] = []
     fat = host.section(elf.FATBIN)
     if fat is not None:
-        bundles = bundle.find_bundles(buf, fat.offset, fat.offset + fat.size, limits)
+        bundles = bundle.find_bundles(buf, fat.offset, fat.offset + fat.size, limits, budget)
     starts = {b.offset for b in bundles}
     for ptr in host.wrappers:
         if ptr == 0:
@@ -138,7 +153,7 @@ def inspect_elf(name: str, buf: Buffer, limits: Limits = DEFAULT_LIMITS, sink: S
         if off not in starts:
             if sec.name == elf.FATBIN:
                 raise FormatError(f"{name}: {elf.SEGMENT} points into {elf.FATBIN} at 0x{ptr:x}, not at a bundle")
-            found = bundle.bundle_at(buf, off, sec.offset + sec.size, limits)
+            found = bundle.bundle_at(buf, off, sec.offset + sec.size, limits, budget)
             bundles.append(found)
             starts.add(off)
             notes.append(f"bundle in {sec.name} (found via {elf.SEGMENT})")

@@ -7,6 +7,7 @@ import subprocess
 from dataclasses import replace
 
 from rocm_spirv.inspect.report import SPIRV, Entry, FileReport, Validation
+from rocm_spirv.inspect.require import Failure
 
 
 def spirv_val() -> str | None:
@@ -37,3 +38,9 @@ def validate(files: list[FileReport], payloads: dict[tuple[str, int], bytes], to
             entries.append(e)
         out.append(replace(f, entries=tuple(entries)))
     return out
+
+
+def rejected(files: list[FileReport]) -> list[Failure]:
+    """One failure per SPIR-V entry spirv-val rejected (or that did not finish): the --validate gate."""
+    return [Failure(f.path, e.id, f"spirv-val: {e.validation.message}")
+            for f in files for e in f.entries if e.validation is not None and e.validation.ok is False]

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rocm_spirv.migrate.findings import ScanResult
+from rocm_spirv.term import esc
 
 JSON_SCHEMA_ID = "rocm-spirv/migrate-report/1"
 _STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
@@ -43,21 +44,21 @@ def to_json(result: ScanResult, mode: str, changed: list[str]) -> dict[str, Any]
 def print_human(console: Console, result: ScanResult, mode: str, changed: list[str]) -> None:
     remaining = result.remaining
     if remaining:
-        table = Table(title=f"rocm-spirv migrate: {result.root}", show_lines=False)
+        table = Table(title=f"rocm-spirv migrate: {esc(result.root)}", show_lines=False)
         for col in ("where", "rule", "severity", "redirect", "finding", "fix"):
             table.add_column(col, overflow="fold")
         for f in remaining:
             sev = f.severity.value
-            table.add_row(f"{f.path}:{f.line}", f"{f.rule.id} {f.rule.name}", f"[{_STYLE[sev]}]{sev}[/]",
-                          f.redirect.value, f.message, f.fix)
+            table.add_row(f"{esc(f.path)}:{f.line}", f"{f.rule.id} {f.rule.name}", f"[{_STYLE[sev]}]{sev}[/]",
+                          f.redirect.value, esc(f.message), esc(f.fix))
         console.print(table)
     for r in result.errors:
-        console.print(f"[red]skipped[/] {r.path}: {r.error}")
+        console.print(f"[red]skipped[/] {esc(r.path)}: {esc(r.error)}")
     s = summary(result)
     sev = ", ".join(f"{n} {k}" for k, n in s["by_severity"].items()) or "none"
     console.print(f"{s['files_scanned']} files scanned; {s['remaining']} findings remain ({sev}); "
                   f"{s['handled']} already handled")
     if mode == "apply":
-        console.print(f"changed {len(changed)} file(s): {', '.join(sorted(changed)) or 'none'}")
+        console.print(f"changed {len(changed)} file(s): {esc(', '.join(sorted(changed))) or 'none'}")
     elif changed and mode in ("report", "check"):
         console.print(f"--apply would change {len(changed)} CMake file(s); --diff shows how")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rocm_spirv.fsutil import NotRegularFile, open_regular
 from rocm_spirv.migrate import cmake_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import FileReport, ScanResult
@@ -62,16 +62,16 @@ class Read:
 
 def _read(path: Path) -> Read:
     try:
-        # O_NONBLOCK: a FIFO with a CMake name must not hang the scan (it is refused below).
-        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        # A FIFO named kernels.hip must not hang the scan: open_regular refuses it without blocking.
+        with open_regular(path) as f:
             st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                return Read(None, why="not a regular file (a FIFO, device or socket); skipped")
             if st.st_size > MAX_BYTES:
                 return Read(None, why=f"larger than {MAX_BYTES >> 20} MiB; skipped")
             data = f.read(MAX_BYTES + 1)
+    except NotRegularFile as err:
+        return Read(None, why=f"{err.strerror}; skipped")
     except OSError as err:
-        return Read(None, why=f"unreadable ({err.strerror}); skipped")
+        return Read(None, why=f"unreadable ({err.strerror or err}); skipped")
     return Read(decode(data), Stamp.of(st, data))
 
 

@@ -1,0 +1,27 @@
+"""The terminal renderer (rich) and the one way user text gets into it.
+
+Paths, archive member names, bundle entry ids and messages read from files are not ours: `[/x]` in a
+member name is a rich markup error (a traceback), `[bold]` restyles the rest of the line and an ESC
+byte drives the terminal. Everything not written by this package goes through `esc` before it is
+placed in a markup string, a table cell or a title.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+from rich.markup import escape
+
+
+def esc(text: object) -> str:
+    """User-controlled text for a rich markup string: markup shown literally, control characters
+    (terminal escapes from hostile files) shown as '?'. Newlines and tabs stay (build logs)."""
+    clean = "".join(c if c.isprintable() or c in "\n\t" else "?" for c in str(text))
+    return escape(clean)
+
+
+def console(stderr: bool = False, width: int | None = None) -> Console:
+    """A Console that never turns `:name:` in user text into an emoji; 160 columns when piped."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, emoji=False, width=width or (None if stream.isatty() else 160))

@@ -1,0 +1,326 @@
+"""Hostile input through the commands' human output and readers: markup in names, FIFOs and devices,
+decompression bombs, sparse sections, SPIR-V that spirv-val rejects, odd files in a compare build tree.
+
+Each input is a real artifact (built by the inspect tests' compiler) or a real special file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+from bundles import _elf_fatbins
+from hostile import (
+    bsd_ar,
+    ccob_zstd,
+    padded_bundle,
+    plain_bundle,
+    sparse_archive,
+    sparse_fatbin,
+    wheel,
+    zlib_ratio_limit,
+)
+from inspect_artifacts import build_all, find_compiler
+from rich.console import Console
+from rocm_spirv.cli import main
+from rocm_spirv.compare.model import Comparison, Variant, VariantResult
+from rocm_spirv.compare.report import print_human as print_compare
+from rocm_spirv.compare.sizes import find_artifacts
+from rocm_spirv.errors import UserError
+from rocm_spirv.inspect import bundle
+from rocm_spirv.inspect.base import MAX_RATIO, FormatError
+from rocm_spirv.inspect.scan import inspect_buffer
+from rocm_spirv.term import esc
+
+REPO = Path(__file__).resolve().parent.parent
+# Each of these is a rich markup error or a style change when printed unescaped.
+MARKUP = "[/x][bold]"
+MARK = "[/x]"
+ONE = "[bold]"  # markup a single path component can hold (no '/')
+
+
+@pytest.fixture(scope="module")
+def art(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("hostile")
+    comp, why = find_compiler(tmp)
+    if comp is None:
+        pytest.skip(why)
+    return build_all(comp, tmp / "out")
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_cli(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The real command line in a child: a hang is a timeout, not a stuck test session."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "plugin")}
+    return subprocess.run([sys.executable, "-m", "rocm_spirv", *argv], capture_output=True, text=True,
+                          timeout=timeout, env=env, check=False)
+
+
+def markup_dir(base: Path) -> Path:
+    """A folder whose path contains "[/x]" (a "[" folder holding an "x]" folder)."""
+    d = base / "[" / "x]"
+    d.mkdir(parents=True)
+    return d
+
+
+
+
+def code_object(art: dict[str, Path], arch: str) -> bytes:
+    plain = art["native.fb"].read_bytes()
+    raw = next(r for r in bundle.find_bundles(plain, 0, len(plain))[0].entries if r.id.endswith(arch))
+    return plain[raw.offset : raw.offset + raw.size]
+
+
+def spirv_module(art: dict[str, Path]) -> bytes:
+    blob = _elf_fatbins(art["spv.o"].read_bytes())[0]
+    (raw,) = [r for r in bundle.find_bundles(blob, 0, len(blob))[0].entries if r.size]
+    return blob[raw.offset : raw.offset + raw.size]
+
+
+
+# --- 1. markup in user text ---------------------------------------------------------------------
+
+def test_esc_shows_markup_and_hides_terminal_escapes() -> None:
+    con = Console(file=io.StringIO(), width=200, emoji=False)
+    hostile = MARKUP + "a:smile:b" + chr(27) + "[2J" + chr(92)  # ends in a backslash
+    con.print(f"[red]{esc(hostile)}[/red]")
+    assert con.file.getvalue().rstrip("\n") == MARKUP + "a:smile:b?[2J\\"  # type: ignore[attr-defined]
+
+
+def test_inspect_human_output_with_markup_names(art: dict[str, Path], tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    where = markup_dir(tmp_path)
+    gfx90a = code_object(art, "gfx90a")
+    spv_id = f"hip-spirv64-amd-amdhsa--amdgcnspirv{MARKUP}"
+    inputs = {
+        "archive": (where / "lib.a", bsd_ar({f"{MARKUP}k.o": art["native.o"].read_bytes()}), f"{MARKUP}k.o"),
+        "bundle": (where / "k.fb", plain_bundle([(f"host-x86_64-unknown-linux-gnu-{MARK}", b""),
+                                                 (f"hip-amdgcn-amd-amdhsa--gfx90a{MARKUP}", gfx90a),
+                                                 (spv_id, spirv_module(art))]), f"gfx90a{MARKUP}"),
+        "wheel": (where / "p-1-py3-none-any.whl", wheel({f"pkg/{MARKUP}lib.so": art["lib.so"].read_bytes()}),
+                  f"pkg/{MARKUP}lib.so"),
+        "path": (where / f"{ONE}spv.o", art["spv.o"].read_bytes(), str(where / f"{ONE}spv.o")),
+    }
+    for kind, (path, data, name) in inputs.items():
+        path.write_bytes(data)
+        for extra in ([], ["--require", "native:gfx942", "--validate"]):
+            code, out, err = cli(capsys, "inspect", str(path), *extra)
+            assert code in (0, 1), (kind, err)
+            assert name in out, (kind, out)
+            assert "Traceback" not in err
+    code, out, _ = cli(capsys, "inspect", str(inputs["bundle"][0]), "--require", "spirv-only")
+    # The ids' own text reaches the failure list and the problem column unchanged.
+    assert code == 1 and f"id names gfx90a{MARKUP}, e_flags say gfx90a" in out.replace("\n", "")
+
+
+def test_inspect_error_with_markup_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = markup_dir(tmp_path) / f"{ONE}.o"
+    bad.write_bytes(b"\x7fELF" + b"\xff" * 60)
+    code, _, err = cli(capsys, "inspect", str(bad))
+    assert code == 2 and str(bad) in err and len(err.strip().splitlines()) == 1
+
+
+def test_migrate_text_output_with_markup_paths(tmp_path: Path) -> None:
+    proj = markup_dir(tmp_path)
+    (proj / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+                                         "set(CMAKE_HIP_ARCHITECTURES gfx90a gfx942)\n"
+                                         f"add_library(k {ONE}k.hip)\n")
+    (proj / f"{ONE}k.hip").write_text("__global__ void k(int* p) {\n#if defined(__gfx90a__)\n  *p = 1;\n"
+                                         "#endif\n}\n")
+    os.mkfifo(proj / f"{ONE}pipe.hip")
+    done = run_cli("migrate", str(proj), timeout=30)
+    flat = done.stdout.replace("\n", "")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"{ONE}k.hip" in flat and str(proj) in flat
+    assert f"{ONE}pipe.hip" in flat and "FIFO" in flat
+
+
+def test_compare_report_with_markup_project_and_error() -> None:
+    failed = VariantResult(Variant("spirv", "spirv", ()), error=f"{MARKUP} error: in {MARK}k.hip")
+    c = Comparison(f"/src/{MARKUP}proj", {}, {}, [failed])
+    con = Console(file=io.StringIO(), width=300, emoji=False)
+    print_compare(c, con)
+    out = con.file.getvalue()  # type: ignore[attr-defined]
+    assert f"/src/{MARKUP}proj" in out and f"{MARKUP} error: in {MARK}k.hip" in out
+
+
+# --- 2. only regular files ------------------------------------------------------------------------
+
+def test_fifo_and_devices_are_refused_without_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "k.o"
+    os.mkfifo(fifo)
+    for path, kind in ((fifo, "FIFO"), (Path("/dev/null"), "character device"),
+                       (Path("/dev/zero"), "character device")):
+        done = run_cli("inspect", str(path), timeout=30)
+        assert done.returncode == 2, done.stderr
+        assert kind in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    done = run_cli("migrate", str(fifo), timeout=30)
+    assert done.returncode == 2 and "FIFO" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_migrate_skips_a_fifo_in_the_project(tmp_path: Path) -> None:
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX)\n")
+    os.mkfifo(tmp_path / "kernels.hip")
+    done = run_cli("migrate", str(tmp_path), "--format", "json", timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "kernels.hip" in done.stdout and "is a FIFO (named pipe), not a regular file" in done.stdout
+
+
+# --- 3. one decompression budget --------------------------------------------------------------------
+
+def test_zip_bomb_stops_at_the_budget(art: dict[str, Path], tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    # A real ELF header and 24 MiB of zeros: ~1000:1, as much as DEFLATE can reach.
+    bomb = tmp_path / "bomb.whl"
+    bomb.write_bytes(wheel({"pkg/lib.so": art["spv.o"].read_bytes()[:64] + bytes(24 << 20)}))
+    assert bomb.stat().st_size < 64 << 10
+    code, _, err = cli(capsys, "inspect", str(bomb), "--max-decompressed", "8M")
+    assert code == 2 and "budget of 8.0 MiB" in err and "--max-decompressed" in err
+    assert len(err.strip().splitlines()) == 1
+    code, _, err = cli(capsys, "inspect", str(bomb), "--max-decompressed", "32M")
+    assert "budget" not in err  # under budget: read in full (an ELF header on zeros has no device code)
+
+
+def test_zstd_bundle_bomb_stops_at_the_default_budget(art: dict[str, Path], tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("zstandard")
+    chunks, size = padded_bundle("hip-amdgcn-amd-amdhsa--gfx90a", code_object(art, "gfx90a"), 300 << 20)
+    (tmp_path / "bomb.fb").write_bytes(ccob_zstd(chunks, size))
+    assert (tmp_path / "bomb.fb").stat().st_size < 1 << 20
+    code, _, err = cli(capsys, "inspect", str(tmp_path / "bomb.fb"))
+    assert code == 2 and "budget of 256.0 MiB" in err and "--max-decompressed" in err
+
+
+def test_valid_bundle_under_a_memory_limit_is_not_called_corrupt(art: dict[str, Path], tmp_path: Path) -> None:
+    """A budget raised past what the process may allocate: out of memory, said so, never 'corrupt'."""
+    pytest.importorskip("zstandard")
+    chunks, size = padded_bundle("hip-amdgcn-amd-amdhsa--gfx90a", code_object(art, "gfx90a"), 600 << 20)
+    (tmp_path / "big.fb").write_bytes(ccob_zstd(chunks, size))
+    code = ("import resource, sys\nfrom rocm_spirv.cli import main\n"
+            "vm = int(next(l for l in open('/proc/self/status') if l.startswith('VmSize')).split()[1]) << 10\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (vm + (300 << 20),) * 2)\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO / "plugin")}
+    done = subprocess.run([sys.executable, "-c", code, "inspect", str(tmp_path / "big.fb"), "--max-decompressed", "1G"],
+                          capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert done.returncode == 2 and "out of memory" in done.stderr and "corrupt" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_sparse_archive_member_is_budgeted(art: dict[str, Path], tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = sparse_archive(art["native.o"], tmp_path / "big.a", 1 << 30)
+    code, _, err = cli(capsys, "inspect", str(path))
+    assert code == 2 and "big.a(big.o)" in err and "--max-decompressed" in err
+
+
+def test_zlib_bundle_inflates_in_chunks_to_exactly_its_size(art: dict[str, Path]) -> None:
+    """Several MiB through the chunked zlib path: exact size reads, one byte more or less is refused."""
+    plain = plain_bundle([("hip-amdgcn-amd-amdhsa--gfx90a", code_object(art, "gfx90a") + bytes(5 << 20))])
+    for extra, ok in ((b"", True), (b"x", False)):
+        body = zlib.compress(plain + extra, 9)
+        for declared in (len(plain), len(plain) - 1) if ok else (len(plain),):
+            blob = b"CCOB" + struct.pack("<HHIIQ", 2, 0, 24 + len(body), declared, 0) + body
+            if ok and declared == len(plain):
+                (f,) = inspect_buffer("z", blob)
+                assert [e.target for e in f.entries] == ["gfx90a"] and f.bundles[0].size == len(plain)
+            else:
+                with pytest.raises(FormatError, match="header says"):
+                    inspect_buffer("z", blob)
+
+
+def test_deflate_ratio_is_calibrated() -> None:
+    """The zip and zlib ratio check sits just above what DEFLATE really reaches, so it can fire."""
+    assert 1000 < zlib_ratio_limit() <= MAX_RATIO["deflate"]
+
+
+def test_one_budget_across_inputs(art: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Each compressed bundle fits; two of them in one run do not."""
+    blob = _elf_fatbins(art["hybridz.o"].read_bytes())[0]
+    (one,) = bundle.find_bundles(blob, 0, len(blob))
+    budget = str(one.size + one.size // 2)
+    code, _, err = cli(capsys, "inspect", str(art["hybridz.o"]), "--max-decompressed", budget)
+    assert code == 0, err
+    code, _, err = cli(capsys, "inspect", str(art["hybridz.o"]), str(art["hybridz.o"]), "--max-decompressed", budget)
+    assert code == 2 and "budget" in err
+
+
+def test_bad_budget_value(art: dict[str, Path]) -> None:
+    done = run_cli("inspect", str(art["spv.o"]), "--max-decompressed", "lots")
+    assert done.returncode == 2 and "512M or 2G" in done.stderr
+
+
+
+def test_sparse_fatbin_is_read_lazily(art: dict[str, Path], tmp_path: Path) -> None:
+    """A 1 GiB section, a few KB on disk: listed without touching the hole (peak RSS of the child)."""
+    path = sparse_fatbin(art["spv.o"], tmp_path / "sparse.o", 1 << 30)
+    assert path.stat().st_blocks * 512 < 1 << 20  # really sparse on this file system
+    code = ("import resource, sys\nfrom rocm_spirv.cli import main\ncode = main(sys.argv[1:])\n"
+            "print('peak_kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+            "sys.exit(code)\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO / "plugin")}
+    done = subprocess.run([sys.executable, "-c", code, "inspect", "--json", str(path)], capture_output=True,
+                          text=True, timeout=120, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert '"amdgcnspirv"' in done.stdout
+    peak_kib = int(done.stderr.split("peak_kib")[1].split()[0])
+    assert peak_kib < 200 << 10  # the hole is 1 GiB; reading it would show up here
+
+
+# --- 4. --validate is a gate ------------------------------------------------------------------------
+
+def test_validate_rejected_module_fails_the_gate(art: dict[str, Path], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    if shutil.which("spirv-val") is None:
+        pytest.skip("spirv-val is not on PATH")
+    good = spirv_module(art)
+    bad = bytearray(good)
+    struct.pack_into("<I", bad, 12, 10)  # id bound 10: the module uses far more ids
+    (tmp_path / "bad.spv").write_bytes(bad)
+    fb = tmp_path / "two.fb"
+    fb.write_bytes(plain_bundle([("hip-spirv64-amd-amdhsa--amdgcnspirv", bytes(bad)),
+                                 ("hip-amdgcn-amd-amdhsa--gfx90a", code_object(art, "gfx90a"))]))
+    assert subprocess.run(["spirv-val", str(tmp_path / "bad.spv")], capture_output=True).returncode != 0
+    code, out, _ = cli(capsys, "inspect", "--validate", str(art["spv.o"]))
+    assert code == 0, out
+    for extra in ([], ["--require", "hybrid:gfx90a"]):
+        code, out, _ = cli(capsys, "inspect", "--validate", str(art["spv.o"]), str(fb), *extra)
+        assert code == 1
+        assert f"{fb}: hip-spirv64-amd-amdhsa--amdgcnspirv: spirv-val: error" in out
+    code, out, _ = cli(capsys, "inspect", "--validate", "--json", str(art["spv.o"]), str(fb))
+    doc = json.loads(out)
+    assert code == 1 and doc["validation"]["passed"] is False
+    assert [(f["path"], f["entry"]) for f in doc["validation"]["failures"]] == [
+        (str(fb), "hip-spirv64-amd-amdhsa--amdgcnspirv")]
+    code, _, _ = cli(capsys, "inspect", "--json", str(fb))
+    assert code == 0  # without --validate nothing runs spirv-val
+
+
+# --- 5. compare: files in a build tree that are not binaries --------------------------------------
+
+def test_compare_skips_scripts_and_thin_archives(art: dict[str, Path], tmp_path: Path) -> None:
+    build = tmp_path / "build"
+    build.mkdir()
+    shutil.copy(art["lib.so"], build / "libk.so")
+    (build / "run.sh").write_text("#!/bin/sh\nexec ./app \"$@\"\n")
+    (build / "run.sh").chmod(0o755)
+    (build / "libthin.a").write_bytes(b"!<thin>\n")
+    os.mkfifo(build / "pipe")
+    found = find_artifacts(build)
+    assert [Path(a.path).name for a in found] == ["libk.so"] and found[0].entries
+    (build / "broken.so").write_bytes(art["lib.so"].read_bytes()[:2000])
+    with pytest.raises(UserError, match=r"broken\.so"):
+        find_artifacts(build)
