@@ -56,7 +56,6 @@ from hostile import (  # noqa: E402
     zip_bomb,
 )
 from inspect_artifacts import build_all, find_compiler  # noqa: E402
-from rich.console import Console  # noqa: E402
 from rocm_spirv.inspect import bundle  # noqa: E402
 from rocm_spirv.inspect.base import FormatError, Limits  # noqa: E402
 from rocm_spirv.inspect.render import print_human, write_json  # noqa: E402
@@ -133,7 +132,8 @@ def in_memory(rng: random.Random, seeds: dict[str, bytes], cases: int) -> dict[s
             report = inspect_data(f"fuzz/{rng.choice(MARKUPS)}/{name}", data, LIMITS)
             files = list(report.files)
             failures = check(REQUIRE, files)
-            print_human([report], REQUIRE, failures, Console(file=io.StringIO(), width=160, emoji=False))
+            for detail in ("summary", "kernels"):
+                print_human([report], REQUIRE, failures, io.StringIO(), detail=detail)
             write_json([report], REQUIRE, failures, io.StringIO())
             outcomes["report"] += 1
         except FormatError as err:

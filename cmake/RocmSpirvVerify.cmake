@@ -44,7 +44,7 @@ function(rocm_spirv_verify)
   _rocm_spirv_verify_requirement("${t}" "${ARG_EXPECT}" req what)
   add_custom_command(TARGET "${t}" POST_BUILD
     COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${pkg_parent}" "${py}" -m rocm_spirv inspect
-            "$<TARGET_FILE:${t}>" --require "${req}"
+            "$<TARGET_FILE:${t}>" --require "${req}" --brief
     COMMENT "rocm-spirv: verifying ${t} holds ${what} GPU code"
     VERBATIM)
 endfunction()

@@ -14,11 +14,15 @@ from rich.console import Console
 from rich.markup import escape
 
 
+def plain(text: object) -> str:
+    """User-controlled text for plain output: control characters (terminal escapes from hostile
+    files) shown as '?'. Newlines and tabs stay (build logs)."""
+    return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in str(text))
+
+
 def esc(text: object) -> str:
-    """User-controlled text for a rich markup string: markup shown literally, control characters
-    (terminal escapes from hostile files) shown as '?'. Newlines and tabs stay (build logs)."""
-    clean = "".join(c if c.isprintable() or c in "\n\t" else "?" for c in str(text))
-    return escape(clean)
+    """User-controlled text for a rich markup string: markup shown literally, and as plain()."""
+    return escape(plain(text))
 
 
 def console(stderr: bool = False, width: int | None = None) -> Console:

@@ -19,7 +19,7 @@ from rocm_spirv.inspect.base import (
     human_size,
     parse_size,
 )
-from rocm_spirv.inspect.render import print_human, write_json
+from rocm_spirv.inspect.render import Detail, print_human, write_json
 from rocm_spirv.inspect.report import InputReport
 from rocm_spirv.inspect.require import check, parse_requirement
 from rocm_spirv.inspect.scan import Sink, inspect_path
@@ -30,7 +30,12 @@ def register(sub: Any) -> None:
     p = sub.add_parser("inspect", help="list the device code (SPIR-V, code objects) inside binaries")
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                    help="object, static archive, shared library, executable, raw bundle or wheel")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="machine-readable output (every entry and kernel)")
+    p.add_argument("--entries", action="store_true",
+                   help="one line per device entry instead of the summary per kind and target")
+    p.add_argument("--kernels", action="store_true", help="as --entries, with every kernel's name")
+    p.add_argument("--brief", action="store_true",
+                   help="one line per PATH (what rocm_spirv_verify prints in a build), then any failure")
     p.add_argument("--require", metavar="SPEC",
                    help="spirv-only | native:gfx942,… | hybrid:gfx942,…; exit 1 when not met")
     p.add_argument("--validate", action="store_true",
@@ -83,5 +88,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         write_json(inputs, req, failures, sys.stdout, invalid)
     else:
-        print_human(inputs, req, failures, invalid=invalid)
+        detail: Detail = ("kernels" if args.kernels else "entries" if args.entries
+                          else "brief" if args.brief else "summary")
+        print_human(inputs, req, failures, invalid=invalid, detail=detail)
     return 1 if failures or invalid else 0

@@ -1,19 +1,18 @@
-"""The human table (rich) and the --json document."""
+"""The human view (plain lines, for terminals and logs alike) and the --json document."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import IO, Any
-
-from rich.console import Console
-from rich.table import Table
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any, Literal
 
 from rocm_spirv.inspect.base import human_size
-from rocm_spirv.inspect.report import KIND_LABELS, Entry, InputReport, totals
+from rocm_spirv.inspect.report import KIND_LABELS, Entry, FileReport, InputReport, totals
 from rocm_spirv.inspect.require import Failure, Requirement
-from rocm_spirv.term import console as make_console
-from rocm_spirv.term import esc
+from rocm_spirv.term import plain
 
 
 def to_json(inputs: list[InputReport], req: Requirement | None, failures: list[Failure],
@@ -87,65 +86,155 @@ def _file_json(f: Any) -> dict[str, Any]:
     return d
 
 
+# How much of each file the human view shows: a summary per (kind, target), every entry, or every
+# entry with its kernels. A ROCm library carries hundreds of entries and tens of thousands of kernels.
+Detail = Literal["brief", "summary", "entries", "kernels"]
+
+
+@dataclass
+class _Group:
+    entries: int = 0
+    size: int = 0
+    stored: int = 0
+    kernels: int = 0
+
+
+def _kernels(e: Entry) -> tuple[str, ...]:
+    if e.spirv is not None:
+        return e.spirv.entry_points
+    if e.code_object is not None:
+        return e.code_object.kernels
+    return ()
+
+
+def _label(e: Entry) -> str:
+    return KIND_LABELS.get(e.kind, e.kind)
+
+
 def _details(e: Entry) -> str:
     if e.spirv is not None:
         s = e.spirv
-        parts = [f"SPIR-V {s.version}, {esc(s.generator)}", f"kernels: {esc(', '.join(s.entry_points)) or '-'}",
-                 f"caps: {esc(', '.join(s.capabilities)) or '-'}"]
-        if s.extensions:
-            parts.append(f"ext: {esc(', '.join(s.extensions))}")
-        return "\n".join(parts)
+        ext = f", ext {', '.join(s.extensions)}" if s.extensions else ""
+        return f"SPIR-V {s.version}, {plain(s.generator)}, caps {', '.join(s.capabilities) or '-'}{ext}"
     if e.code_object is not None:
         c = e.code_object
         gen = f" v{c.generic_version}" if c.generic_version else ""
-        return (f"{esc(c.target_id)}{gen} (xnack {c.xnack}, sramecc {c.sramecc}, code object "
-                f"v{c.code_object_version})\nkernels: {esc(', '.join(c.kernels)) or '-'}")
+        return f"{plain(c.target_id)}{gen}, xnack {c.xnack}, sramecc {c.sramecc}, code object v{c.code_object_version}"
     return ""
 
 
-def print_human(inputs: list[InputReport], req: Requirement | None, failures: list[Failure],
-                console: Console | None = None, invalid: list[Failure] | None = None) -> None:
-    con = console or make_console()
+def _columns(rows: list[list[str]], right: set[int]) -> list[str]:
+    """Rows aligned to their content (never to a terminal width, so nothing is ever cut)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in
+                             enumerate(zip(r, widths, strict=True))).rstrip() for r in rows]
+
+
+def _summary(f: FileReport) -> list[str]:
+    groups: dict[tuple[str, str], _Group] = {}
+    for e in f.device_entries:
+        # By target id: gfx90a:xnack+ and gfx90a:xnack- are two code objects for one processor.
+        target = e.code_object.target_id if e.code_object is not None else e.target
+        g = groups.setdefault((_label(e), target or "-"), _Group())
+        g.entries += 1
+        g.size += e.size
+        g.stored += e.compressed_size if e.compressed_size is not None else 0
+        g.kernels += len(_kernels(e))
+    rows = [["kind", "target", "entries", "uncompressed", "stored", "kernels"]]
+    for (label, target), g in sorted(groups.items()):
+        rows.append([label, plain(target), str(g.entries), human_size(g.size),
+                     human_size(g.stored) if g.stored else "(compressed)", str(g.kernels)])
+    return _columns(rows, {2, 3, 4, 5})
+
+
+def _entries(f: FileReport, detail: Detail) -> list[str]:
+    out: list[str] = []
+    for e in f.device_entries:
+        stored = human_size(e.compressed_size) if e.compressed_size is not None else f"in {e.container}"
+        ks = _kernels(e)
+        out.append(f"  {plain(e.id)}: {_label(e)}, {human_size(e.size)} ({stored}), "
+                   f"{len(ks)} kernel{'' if len(ks) == 1 else 's'}")
+        details = _details(e)
+        if details:
+            out.append(f"      {details}")
+        if detail == "kernels":
+            out += [f"      kernel {plain(k)}" for k in ks]
+    return out
+
+
+def _status(f: FileReport, failed: set[tuple[str, str]]) -> list[str]:
+    """What must never hide in a summary: failures, problems, validation results."""
+    out: list[str] = []
+    for e in f.device_entries:
+        where = f"  {plain(e.id)}"
+        if (f.path, e.id) in failed:
+            out.append(f"{where}: FAIL")
+        out += [f"{where}: warning: {plain(p)}" for p in e.problems]
+        v = e.validation
+        if v is not None and v.ok is not None:
+            out.append(f"{where}: spirv-val: {'valid' if v.ok else 'invalid'}"
+                       + (f" ({plain(v.message)})" if v.message and not v.ok else ""))
+    return out
+
+
+def human_lines(inputs: list[InputReport], req: Requirement | None, failures: list[Failure],
+                invalid: list[Failure] | None = None, detail: Detail = "summary") -> Iterator[str]:
+    """Plain lines for a terminal or a log: sized to their content, paths and ids never cut."""
     failed = {(f.path, f.entry) for f in failures + (invalid or [])}
+    if detail == "brief":
+        yield from _brief(inputs, req, failures, invalid)
+        return
     for inp in inputs:
         for f in inp.files:
             dev = f.device_entries
-            title = f"{esc(f.path)}  \\[{len(dev)} device entr{'y' if len(dev) == 1 else 'ies'}]"
             if not dev:
-                con.print(f"{esc(f.path)}: no device code")
+                yield f"{plain(f.path)}: no device code"
                 continue
-            table = Table(title=title, title_justify="left", show_lines=True)
-            for col in ("entry", "kind", "size", "stored", "details", "status"):
-                table.add_column(col, overflow="fold")
-            for e in dev:
-                status = []
-                if (f.path, e.id) in failed:
-                    status.append("[red]FAIL[/red]")
-                status += [f"[yellow]{esc(p)}[/yellow]" for p in e.problems]
-                if e.validation is not None:
-                    v = e.validation
-                    mark = "[green]valid[/green]" if v.ok else ("[red]invalid[/red]" if v.ok is False else "")
-                    status.append(f"{mark} {esc(v.message)}".strip() if v.ok is not True else mark)
-                stored = human_size(e.compressed_size) if e.compressed_size is not None else f"({e.container})"
-                table.add_row(esc(e.id), KIND_LABELS.get(e.kind, e.kind), human_size(e.size), stored, _details(e),
-                              "\n".join(status) or "ok")
-            con.print(table)
+            stored = sum(b.stored_size for b in f.bundles)
+            yield (f"{plain(f.path)}: {len(dev)} device entr{'y' if len(dev) == 1 else 'ies'}"
+                   + (f" in {len(f.bundles)} bundle{'s' if len(f.bundles) != 1 else ''}, {human_size(stored)} stored"
+                      if f.bundles else ""))
+            yield from _summary(f) if detail == "summary" else _entries(f, detail)
+            yield from _status(f, failed)
             for b in f.bundles:
                 if b.container != "bundle":
-                    con.print(f"  {b.container} bundle: {human_size(b.size)} stored in {human_size(b.stored_size)}")
+                    yield f"  {b.container} bundle: {human_size(b.size)} stored in {human_size(b.stored_size)}"
         t = totals(inp.files)
-        con.print(f"[bold]{esc(inp.path)}[/bold] ({inp.format}): {t.files} file(s), {t.files_with_device_code} "
-                  f"with device code; {t.entries} entries ({t.spirv} SPIR-V, {t.code_objects} code objects, "
-                  f"{t.other} other), {human_size(t.size)}; targets: {esc(', '.join(t.targets)) or '-'}")
+        yield (f"{plain(inp.path)} ({inp.format}): {t.files} file(s), {t.files_with_device_code} with device "
+               f"code; {t.entries} entries ({t.spirv} SPIR-V, {t.code_objects} code objects, {t.other} other), "
+               f"{human_size(t.size)}; targets: {plain(', '.join(t.targets)) or '-'}")
     if req is not None:
         if not failures:
-            con.print(f"[green]requirement {esc(req)} met[/green]")
+            yield f"requirement {plain(req)} met"
         else:
-            con.print(f"[red]requirement {esc(req)} not met[/red]:")
+            yield f"requirement {plain(req)} not met:"
             for fl in failures:
-                where = esc(fl.path) + (": " + esc(fl.entry) if fl.entry else "")
-                con.print(f"  {where}: {esc(fl.reason)}", highlight=False)
+                where = plain(fl.path) + (": " + plain(fl.entry) if fl.entry else "")
+                yield f"  {where}: {plain(fl.reason)}"
     if invalid:
-        con.print(f"[red]spirv-val rejected {len(invalid)} SPIR-V module(s)[/red]:")
+        yield f"spirv-val rejected {len(invalid)} SPIR-V module(s):"
         for fl in invalid:
-            con.print(f"  {esc(fl.path)}: {esc(fl.entry)}: {esc(fl.reason)}", highlight=False)
+            yield f"  {plain(fl.path)}: {plain(fl.entry)}: {plain(fl.reason)}"
+
+
+def _brief(inputs: list[InputReport], req: Requirement | None, failures: list[Failure],
+           invalid: list[Failure] | None) -> Iterator[str]:
+    """One line per input (a build log's line per artifact), then what failed, if anything."""
+    for inp in inputs:
+        t = totals(inp.files)
+        mine = [fl for fl in failures if fl.path == inp.path or fl.path.startswith(inp.path)]
+        verdict = "" if req is None else f"; requirement {plain(req)} {'not met' if mine else 'met'}"
+        yield (f"{plain(inp.path)}: {t.entries} device entr{'y' if t.entries == 1 else 'ies'} "
+               f"({plain(', '.join(t.targets)) or 'none'}), {human_size(t.size)}{verdict}")
+        for fl in mine:
+            yield f"  {plain(fl.entry) + ': ' if fl.entry else ''}{plain(fl.reason)}"
+    for fl in invalid or []:
+        yield f"  {plain(fl.path)}: {plain(fl.entry)}: spirv-val: {plain(fl.reason)}"
+
+
+def print_human(inputs: list[InputReport], req: Requirement | None, failures: list[Failure],
+                out: IO[str] | None = None, invalid: list[Failure] | None = None,
+                detail: Detail = "summary") -> None:
+    stream = out or sys.stdout
+    for line in human_lines(inputs, req, failures, invalid, detail):
+        stream.write(line + "\n")

@@ -1,0 +1,68 @@
+"""Human output in a pipe at 80 columns, as a CI log gets it: every path and id a command reports
+(taken from its own --json) appears whole, and a real ROCm library is a summary, not 250,000 lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+LIBRARY = Path("/usr/lib/x86_64-linux-gnu/librocsparse.so.0.1")
+
+
+def cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(REPO / "plugin")}
+    return subprocess.run([sys.executable, "-m", "rocm_spirv", *argv], capture_output=True, text=True, env=env,
+                          check=False, timeout=600)
+
+
+@pytest.mark.parametrize("command", [["doctor", "--no-build"], ["toolchain", "list"]])
+def test_every_path_whole_at_80_columns(command: list[str], toolchain: Path) -> None:
+    human, as_json = cli(*command), cli(*command, "--json")
+    assert as_json.returncode == human.returncode, human.stderr
+    # Every path the human view shows is whole: it names a file or folder that exists (a path cut
+    # to fit a column, `/root/.lo…`, does not) ...
+    shown = [tok.rstrip(",:;)") for tok in human.stdout.replace("(", " ").split() if tok.startswith("/")]
+    assert shown, human.stdout
+    cut = [p for p in shown if not Path(p).exists()]
+    assert not cut, cut
+    # ... and the compilers the command reports on are among them.
+    doc = json.loads(as_json.stdout)
+    reported = [c["path"] for c in doc] if isinstance(doc, list) else [doc["compiler"]["path"]]
+    assert all(p in shown for p in reported), (reported, shown)
+
+
+@pytest.fixture(scope="module")
+def library() -> Path:
+    if not LIBRARY.is_file():
+        pytest.skip(f"{LIBRARY} is missing: apt-get install librocsparse0 (.ci/setup does)")
+    return LIBRARY
+
+
+def test_a_real_library_is_a_summary(library: Path) -> None:
+    done = cli("inspect", str(library))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) < 20, lines
+    assert lines[0] == f"{library}: 777 device entries in 111 bundles, 1.2 GiB stored"
+    rows = {ln.split()[3]: ln.split() for ln in lines[2:-1]}  # target id -> row
+    assert set(rows) == {"gfx1030", "gfx803", "gfx900:xnack-", "gfx906:xnack-", "gfx908:xnack-",
+                         "gfx90a:xnack+", "gfx90a:xnack-"}
+    assert sum(int(r[4]) for r in rows.values()) == 777  # entries per target add up
+    assert lines[-1].startswith(f"{library} (elf): 1 file(s), 1 with device code; 777 entries")
+
+
+def test_a_real_library_entry_by_entry(library: Path) -> None:
+    done = cli("inspect", str(library), "--entries")
+    assert done.returncode == 0, done.stderr
+    ids = [ln.split(":")[0].strip() for ln in done.stdout.splitlines() if ln.startswith("  hipv4-")]
+    assert len(ids) == 777 and "hipv4-amdgcn-amd-amdhsa--gfx90a" in ids
+    brief = cli("inspect", str(library), "--brief", "--require", "native:gfx90a,gfx1030")
+    assert brief.returncode == 0 and brief.stdout.splitlines() == [
+        f"{library}: 777 device entries (gfx1030, gfx803, gfx900, gfx906, gfx908, gfx90a), 1.2 GiB; "
+        "requirement native:gfx90a,gfx1030 met"]
