@@ -304,3 +304,79 @@ def test_apply_notes_what_needs_a_hand_edit_once() -> None:
         "\n  if(NOT _t IN_LIST" in new
     again, newer = run(new)
     assert newer == new and not any(f.handled for f in again if f.rule.id == "RSM108")
+
+
+# -- device context (issue 16) -----------------------------------------------------------------
+
+DEVICE_CONTEXT = """#include <hip/hip_runtime.h>
+#if defined(__gfx908__) || defined(__gfx90a__) || \\
+    defined(__gfx942__)
+#define AMD_MFMA_AVAILABLE
+#endif
+#if defined(__HIP_PLATFORM_NVIDIA__)
+__device__ int lane() { int r; asm("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
+#elif defined(__x86_64__)
+int x() { asm("cpuid"); return 0; }
+#endif
+#ifdef AMD_MFMA_AVAILABLE
+__device__ void k() { __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0); }
+#else
+__device__ void k() { }
+#endif
+#ifndef __HIP_DEVICE_COMPILE__
+void host() { asm("nop"); }
+#endif
+#if 0
+__device__ void old() { asm("s_nop 0"); }
+#endif
+constexpr int warp() {
+#if defined(__GFX9__)
+  return 64;
+#else
+  return 32;
+#endif
+}
+__device__ void w() { asm volatile("s_waitcnt vmcnt(0)"); }
+"""
+
+
+def test_branches_are_evaluated_for_the_spirv_device_pass() -> None:
+    found = source_rules.analyze("k.hip", DEVICE_CONTEXT).findings
+    assert [(f.line, f.rule.id) for f in found] == [(2, "RSM201"), (23, "RSM201"), (24, "RSM207"), (29, "RSM204")]
+    first = found[0]
+    # one finding for the whole (continued) #if, naming every arch macro and the macro derived from them
+    assert first.column == 13 and "__gfx908__, __gfx90a__, __gfx942__ are undefined" in first.message
+    assert "AMD_MFMA_AVAILABLE" in first.message
+
+
+def test_asm_only_in_files_a_hip_compile_sees() -> None:
+    cpu = '#include <immintrin.h>\nstatic inline unsigned long long rd() { unsigned long long t; ' \
+          'asm volatile("rdtsc" : "=A"(t)); return t; }\n'
+    assert source_rules.analyze("ggml-cpu/arch/x86/cpu.c", cpu).findings == []
+    assert [f.rule.id for f in source_rules.analyze("k.cu", cpu).findings] == ["RSM204"]
+    power = "#if defined(__POWER9_VECTOR__) && defined(__powerpc64__)\n__device__ int f() { asm(\"nop\"); }\n#endif\n"
+    assert source_rules.analyze("p.hip", power).findings == []
+
+
+def test_arch_derived_macro_in_another_file_is_followed(tmp_path: Path) -> None:
+    from rocm_spirv.migrate.scan import scan
+    (tmp_path / "config.h").write_text("#pragma once\n#if defined(__gfx90a__) || defined(__gfx942__)\n"
+                                       "#define LIB_HAS_MFMA 1\n#endif\n")
+    (tmp_path / "gemm.hip").write_text('#include "config.h"\n#if LIB_HAS_MFMA\n__global__ void k() '
+                                       '{ __builtin_amdgcn_mfma_f32_4x4x1f32(a, b, c, 0, 0, 0); }\n#endif\n'
+                                       '#ifndef LIB_HAS_MFMA\n__global__ void g() { __builtin_amdgcn_mov_dpp(1, 1, 1, 1, 0); }\n'
+                                       '#endif\n')
+    found = scan(tmp_path).result.findings
+    assert [(f.path, f.line, f.rule.id) for f in found] == [("config.h", 2, "RSM201"), ("gemm.hip", 6, "RSM205")]
+
+
+def test_preprocessor_evaluator_is_three_valued() -> None:
+    from rocm_spirv.migrate.pp import evaluate
+    assert evaluate("defined(__HIP_PLATFORM_AMD__) && !defined(__CUDA_ARCH__)") == 1
+    assert evaluate("defined(__gfx90a__) || defined(__GFX9__)") == 0
+    assert evaluate("defined(PROJECT_MACRO)") is None
+    assert evaluate("defined(PROJECT_MACRO) && defined(__NVCC__)") == 0
+    assert evaluate("PROJECT_MACRO || __HIP_DEVICE_COMPILE__") == 1
+    assert evaluate("__has_builtin(__builtin_amdgcn_mfma_f32_4x4x1f32)") is None
+    assert evaluate("(1 + 2) * 3 == 9 ? 1 : 0") == 1
+    assert evaluate("'a'") is None and evaluate("") is None and evaluate("(1") is None

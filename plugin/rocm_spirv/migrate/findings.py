@@ -46,6 +46,9 @@ class Finding:
     redirect: Redirect
     handled: bool = False  # already behind ROCM_SPIRV_OFFLOAD / rocm_spirv_target: nothing left to do
     snippet: str = ""
+    # Source findings: enclosing #if conditions the device environment alone could not decide, as one
+    # expression each; the scan re-evaluates them once every file's arch-derived macros are known.
+    conditions: tuple[str, ...] = ()
 
     @property
     def severity(self) -> Severity:
@@ -83,6 +86,10 @@ class FileReport:
     findings: list[Finding] = field(default_factory=list)
     edits: list[Edit] = field(default_factory=list)
     error: str = ""  # unreadable or unparsable: reported, never edited
+    # Sources: macros #defined in live code, and macros defined only where an arch macro decides
+    # (under `#if defined(__gfx90a__)`, or with an arch macro in their body): undefined under SPIR-V.
+    live_macros: set[str] = field(default_factory=set)
+    arch_macros: set[str] = field(default_factory=set)
 
 
 @dataclass
