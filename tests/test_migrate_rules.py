@@ -380,3 +380,17 @@ def test_preprocessor_evaluator_is_three_valued() -> None:
     assert evaluate("__has_builtin(__builtin_amdgcn_mfma_f32_4x4x1f32)") is None
     assert evaluate("(1 + 2) * 3 == 9 ? 1 : 0") == 1
     assert evaluate("'a'") is None and evaluate("") is None and evaluate("(1") is None
+
+
+def test_wavefront_fallback_define_is_the_one_finding(tmp_path: Path) -> None:
+    from rocm_spirv.migrate.scan import scan
+    (tmp_path / "types.hpp").write_text("#ifndef __AMDGCN_WAVEFRONT_SIZE\n#define __AMDGCN_WAVEFRONT_SIZE 64\n#endif\n"
+                                        "#if __AMDGCN_WAVEFRONT_SIZE == 32\nusing m = unsigned;\n"
+                                        "#elif __AMDGCN_WAVEFRONT_SIZE == 64\nusing m = unsigned long;\n#endif\n")
+    (tmp_path / "warp.hpp").write_text("template <int W> auto f() -> enable_if_t<(W <= __AMDGCN_WAVEFRONT_SIZE)>;\n")
+    found = scan(tmp_path).result.findings
+    assert [(f.path, f.line, f.rule.id) for f in found] == [("types.hpp", 2, "RSM202")]
+    assert "as 64" in found[0].message
+    (tmp_path / "types.hpp").unlink()  # without the fallback each use (one per #if chain) is reported
+    (tmp_path / "chain.hpp").write_text("#if __AMDGCN_WAVEFRONT_SIZE == 32\n#elif __AMDGCN_WAVEFRONT_SIZE == 64\n#endif\n")
+    assert [(f.path, f.line) for f in scan(tmp_path).result.findings] == [("chain.hpp", 1), ("warp.hpp", 1)]
