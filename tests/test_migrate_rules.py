@@ -394,3 +394,17 @@ def test_wavefront_fallback_define_is_the_one_finding(tmp_path: Path) -> None:
     (tmp_path / "types.hpp").unlink()  # without the fallback each use (one per #if chain) is reported
     (tmp_path / "chain.hpp").write_text("#if __AMDGCN_WAVEFRONT_SIZE == 32\n#elif __AMDGCN_WAVEFRONT_SIZE == 64\n#endif\n")
     assert [(f.path, f.line) for f in scan(tmp_path).result.findings] == [("chain.hpp", 1), ("warp.hpp", 1)]
+
+
+def test_one_directive_one_finding_and_inert_or_non_asm_constructs() -> None:
+    text = ("#include <hip/hip_runtime.h>\n"
+            "#if (__gfx1010__ || __gfx1030__) && __AMDGCN_WAVEFRONT_SIZE == 64\n#error no wave64 on gfx10\n#endif\n"
+            "#if defined(__gfx90a__) && __has_builtin(__builtin_amdgcn_is_shared)\n__device__ float f(float* a) {\n"
+            "  float temp = *a;\n  return temp;\n}\n#endif\n"
+            "#if __has_builtin(__builtin_amdgcn_s_memtime) && __has_builtin(__builtin_amdgcn_s_memrealtime)\n#endif\n"
+            '__device__ unsigned gs() __asm("llvm.amdgcn.groupstaticsize");\n')
+    found = source_rules.analyze("h.h", text).findings
+    # the #error-only chain is inert; one finding per directive; `return temp;` is no arch value; asm labels are
+    # no assembly
+    assert [(f.line, f.rule.id) for f in found] == [(5, "RSM201"), (11, "RSM206")]
+    assert "__builtin_amdgcn_s_memtime" in found[1].message and "__builtin_amdgcn_s_memrealtime" in found[1].message

@@ -41,7 +41,8 @@ def may_match(text: str) -> bool:
 
 GUARD_CALL = re.compile(r"__builtin_amdgcn_(processor_is|is_invocable)\s*\(")
 PP_IF = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b(.*)$")
-RETURN_VALUE = re.compile(r"\breturn\s+(?:[A-Za-z_][\w:]*|\d+)\s*;")
+# a constant: a number, an enumerator (Arch::gfx90a), an ALL_CAPS macro, true/false; not a local variable
+RETURN_VALUE = re.compile(r"\breturn\s+(?:\d+[uUlL]*|[A-Za-z_]\w*(?:::\w+)+|[A-Z][A-Z0-9_]*|true|false)\s*;")
 
 ARCH_FIX = ("branch at JIT time: if (__builtin_amdgcn_processor_is(\"gfx90a\")) … (LLVM >= 23); or keep this kernel "
             "native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS gfx90a)")
@@ -95,6 +96,7 @@ DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
+ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
 WAVE_USE = "has no value under amdgcnspirv"
 WAVE_DEFINED = "the project defines the wavefront-size macro when the compiler does not, as"
 FALLBACK_GUARD = re.compile(r"^\s*!\s*defined\s*\(?\s*__AMDGCN_WAVEFRONT_SIZE(__)?\s*\)?\s*$")
@@ -117,6 +119,7 @@ class _Group:
     finding: int | None = None  # index of the chain's RSM201 finding
     defines: list[str] = field(default_factory=list)  # macros its dead arch branches define
     direct: bool = False  # some condition names an arch macro itself (an arch-value helper's #if)
+    code: bool = False  # the chain holds more than #error/#warning lines
     wave: bool = False  # the chain's test of the wavefront macro is reported
 
 
@@ -204,6 +207,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 top = next(g for g in stack if not g.live)
                 top.defines.append(dm.group(2))
             cond = word = ""
+            if stack and not (pm or ERROR_DIRECTIVE.match(full)):
+                stack[-1].code = True
             if pm:
                 word, rest = pm.group(1), pm.group(2)
                 cond = directive_condition(word, rest)
@@ -236,18 +241,23 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 elif word == "endif" and stack:
                     g = stack.pop()
                     enum_reported.discard(len(stack) + 1)
+                    if g.finding is not None and not g.code:  # `#if defined(__gfx…) #error …`: inert under SPIR-V
+                        del report.findings[g.finding:]
+                        g.finding = None
                     if g.finding is not None and g.defines:
                         f = report.findings[g.finding]
                         names = ", ".join(n for n in dict.fromkeys(g.defines) if n not in report.live_macros)
                         if names:
                             report.findings[g.finding] = replace(
                                 f, message=f"{f.message}; so is {names}, defined under it (its uses are covered here)")
-            if live and can[HAS_BUILTIN]:
-                for m in HAS_BUILTIN.finditer(full):
-                    add(_find(path, "RSM206", no, m.start() + 1, f"{m.group(0)} is always true under amdgcnspirv",
-                              "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)", snippet,
-                              conds))
-            wm = WAVEFRONT.search(full) if live and can[WAVEFRONT] and not wave_defined else None
+            arch_directive = bool(pm and ARCH_MACRO.search(cond))  # its RSM201 finding names the rest
+            tests = [m for m in HAS_BUILTIN.finditer(full)] if live and can[HAS_BUILTIN] and not arch_directive else []
+            if tests:
+                names = ", ".join(dict.fromkeys(m.group(0) for m in tests))
+                add(_find(path, "RSM206", no, tests[0].start() + 1, f"{names} {'is' if len(tests) == 1 else 'are'} "
+                          "always true under amdgcnspirv",
+                          "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)", snippet, conds))
+            wm = WAVEFRONT.search(full) if live and can[WAVEFRONT] and not wave_defined and not arch_directive else None
             if wm and dm and dm.group(1) == "define" and WAVEFRONT.fullmatch(dm.group(2)):
                 wave_defined = True
                 add(_find(path, "RSM202", no, wm.start() + 1, f"{WAVE_DEFINED} {dm.group(3).strip() or 'empty'}: "
@@ -260,6 +270,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 add(_find(path, "RSM202", no, wm.start() + 1, f"{wm.group(0)} {WAVE_USE}",
                           "use warpSize at run time (or __builtin_amdgcn_wavefrontsize())", snippet, conds))
             continue
+        if stack and line.strip():
+            stack[-1].code = True
         if not live:
             if stack and _arch_dead(stack) and stack[-1].direct and not stack[-1].live:
                 _enum_helper(path, no, line, snippet, stack, enum_reported, add, conds)
@@ -282,6 +294,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                       "and dispatch at run time", snippet, conds))
             break
         for m in (INLINE_ASM.finditer(line) if can[INLINE_ASM] else ()):
+            if _asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()):
+                continue
             add(_find(path, "RSM204", no, m.start() + 1, "inline assembly cannot be lowered to SPIR-V",
                       "replace with __builtin_amdgcn_* builtins, or build this kernel native (hybrid mode: "
                       "rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", snippet, conds))
@@ -338,3 +352,8 @@ def _enum_helper(path: str, no: int, line: str, snippet: str, stack: list[_Group
               "returns a value chosen by an arch #if; under SPIR-V only the fallback is compiled",
               "query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
               "hipDeviceProp_t.gcnArchName on the host", snippet, conds))
+
+
+def _asm_label(line: str, start: int, raw: str, end: int) -> bool:
+    """`int f(int) __asm("llvm.amdgcn.ubfe");` names the symbol of a declaration: no assembly is emitted."""
+    return line[:start].rstrip().endswith(")") or raw[end:].lstrip().startswith('"llvm.')
