@@ -143,7 +143,7 @@ def test_sarif_structure(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_single_file_and_unparsable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "k.hip").write_text("#ifdef __gfx90a__\n#endif\n")
+    (tmp_path / "k.hip").write_text("#ifdef __gfx90a__\nint x;\n#endif\n")
     code, report = run_json(capsys, str(tmp_path / "k.hip"))
     assert code == 0 and [f["rule"] for f in report["findings"]] == ["RSM201"]  # type: ignore[index,union-attr]
     (tmp_path / "CMakeLists.txt").write_text('set(GPU_TARGETS "gfx90a\n')

@@ -364,8 +364,8 @@ def test_arch_derived_macro_in_another_file_is_followed(tmp_path: Path) -> None:
                                        "#define LIB_HAS_MFMA 1\n#endif\n")
     (tmp_path / "gemm.hip").write_text('#include "config.h"\n#if LIB_HAS_MFMA\n__global__ void k() '
                                        '{ __builtin_amdgcn_mfma_f32_4x4x1f32(a, b, c, 0, 0, 0); }\n#endif\n'
-                                       '#ifndef LIB_HAS_MFMA\n__global__ void g() { __builtin_amdgcn_mov_dpp(1, 1, 1, 1, 0); }\n'
-                                       '#endif\n')
+                                       '#ifndef LIB_HAS_MFMA\n'
+                                       '__global__ void g() { __builtin_amdgcn_mov_dpp(1, 1, 1, 1, 0); }\n#endif\n')
     found = scan(tmp_path).result.findings
     assert [(f.path, f.line, f.rule.id) for f in found] == [("config.h", 2, "RSM201"), ("gemm.hip", 6, "RSM205")]
 
@@ -392,7 +392,8 @@ def test_wavefront_fallback_define_is_the_one_finding(tmp_path: Path) -> None:
     assert [(f.path, f.line, f.rule.id) for f in found] == [("types.hpp", 2, "RSM202")]
     assert "as 64" in found[0].message
     (tmp_path / "types.hpp").unlink()  # without the fallback each use (one per #if chain) is reported
-    (tmp_path / "chain.hpp").write_text("#if __AMDGCN_WAVEFRONT_SIZE == 32\n#elif __AMDGCN_WAVEFRONT_SIZE == 64\n#endif\n")
+    (tmp_path / "chain.hpp").write_text("#if __AMDGCN_WAVEFRONT_SIZE == 32\n"
+                                        "#elif __AMDGCN_WAVEFRONT_SIZE == 64\n#endif\n")
     assert [(f.path, f.line) for f in scan(tmp_path).result.findings] == [("chain.hpp", 1), ("warp.hpp", 1)]
 
 
@@ -408,3 +409,59 @@ def test_one_directive_one_finding_and_inert_or_non_asm_constructs() -> None:
     # no assembly
     assert [(f.line, f.rule.id) for f in found] == [(5, "RSM201"), (11, "RSM206")]
     assert "__builtin_amdgcn_s_memtime" in found[1].message and "__builtin_amdgcn_s_memrealtime" in found[1].message
+
+
+# -- CMake context (issue 16) ------------------------------------------------------------------
+
+def test_cpu_and_non_amd_arch_flags_are_not_findings() -> None:
+    src = ("project(p)\nset(CMAKE_CXX_FLAGS \"${CMAKE_CXX_FLAGS} -mcpu=power9\")\n"
+           "string(APPEND CMAKE_C_FLAGS \" -mcpu=${CMAKE_SYSTEM_PROCESSOR}\")\n"
+           "target_compile_options(musa PRIVATE --cuda-gpu-arch=mp_21)\n"
+           "target_compile_options(cu PRIVATE --offload-arch=sm_80)\n"
+           "target_compile_options(k PRIVATE -mcpu=gfx90a)\n"
+           "target_compile_options(k2 PRIVATE --cuda-gpu-arch=gfx942)\n")
+    found, _ = run(src)
+    assert [(f.line, f.rule.id) for f in found] == [(6, "RSM103"), (7, "RSM103")]
+
+
+def test_ctest_resource_label_loop_is_not_a_per_arch_loop() -> None:
+    src = ("project(p)\nset(AMDGPU_TEST_TARGETS \"\" CACHE STRING \"devices to test\")\n"
+           "foreach(AMDGPU_TARGET IN LISTS AMDGPU_TEST_TARGETS)\n"
+           "  add_relative_test(\"${AMDGPU_TARGET}-${TEST_NAME}\" ${TEST_TARGET})\n"
+           "  set_tests_properties(\"${AMDGPU_TARGET}-${TEST_NAME}\" PROPERTIES\n"
+           "    RESOURCE_GROUPS \"1,${AMDGPU_TARGET}:1\" LABELS \"hip;${AMDGPU_TARGET}\")\nendforeach()\n")
+    assert run(src)[0] == []
+
+
+def test_copies_are_not_findings_and_all_tests_and_dead_branches_are_toolchain_handled() -> None:
+    src = ("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX)\n"
+           "if(NOT DEFINED AMDGPU_TARGETS)\n  set(GPU_TARGETS \"all\" CACHE STRING \"GPU architectures\")\n"
+           "else()\n  set(GPU_TARGETS \"${AMDGPU_TARGETS}\" CACHE STRING \"GPU architectures\")\nendif()\n"
+           "if(GPU_TARGETS STREQUAL \"all\")\n"
+           "  rocm_check_target_ids(DEFAULT_AMDGPU_TARGETS TARGETS \"gfx906:xnack-;gfx90a;gfx942\")\n"
+           "  set(GPU_TARGETS \"${DEFAULT_AMDGPU_TARGETS}\" CACHE STRING \"GPU architectures\" FORCE)\nendif()\n"
+           "set(MY_ARCHS gfx90a gfx942)\nset(HCC_COPY ${MY_ARCHS})\n")
+    found, _ = run(src)
+    got = [(f.line, f.rule.id, f.redirect) for f in found]
+    # line 6 copies AMDGPU_TARGETS, line 8 tests for "all", line 13 copies MY_ARCHS: none is a finding
+    assert got == [(4, "RSM101", Redirect.TOOLCHAIN), (9, "RSM113", Redirect.TOOLCHAIN),
+                   (10, "RSM101", Redirect.TOOLCHAIN), (12, "RSM101", Redirect.BUILD_FILE)]
+    assert 'only under `if(GPU_TARGETS STREQUAL "all")`' in found[2].message
+
+
+def test_allow_lists_are_lists_of_arch_names() -> None:
+    src = ("project(p)\nlist(FIND CURL_KNOWN_PROTOCOLS ${p} _i)\nif(lang IN_LIST _supported_languages)\nendif()\n"
+           "list(REMOVE_ITEM unsupported_languages CXX)\nset(SUPPORTED_ARCHS gfx90a gfx942)\n"
+           "foreach(arch ${GPU_TARGETS})\n  if(NOT arch IN_LIST SUPPORTED_ARCHS)\n  endif()\nendforeach()\n")
+    found, _ = run(src)
+    assert [(f.line, f.rule.id) for f in found] == [(6, "RSM108"), (8, "RSM108")]
+
+
+def test_toolchain_value_evaluator() -> None:
+    from rocm_spirv.migrate.cmake_lexer import parse
+    def value(cond: str) -> bool | None:
+        return cmake_rules.toolchain_value(parse(f"if({cond})\n")[0])
+    assert value('GPU_TARGETS STREQUAL "all"') is False and value("NOT DEFINED AMDGPU_TARGETS") is False
+    assert value('"${GPU_TARGETS}" MATCHES "gfx9"') is False and value("DEFINED CMAKE_HIP_ARCHITECTURES") is True
+    assert value("BUILD_TEST AND NOT DEFINED GPU_TARGETS") is False and value("BUILD_TEST OR GPU_TARGETS") is True
+    assert value("BUILD_TEST") is None and value("(GPU_TARGETS)") is None and value('GPU_TARGETS MATCHES "("') is None

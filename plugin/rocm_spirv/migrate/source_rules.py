@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from rocm_spirv.migrate.findings import RULES, FileReport, Finding, Redirect
 from rocm_spirv.migrate.pp import ARCH_MACRO, Value, directive_condition, evaluate, lookup_device
+
 WAVEFRONT = re.compile(r"\b__AMDGCN_WAVEFRONT_SIZE(__)?\b")
 WAVEFRONT_NAMES = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
 CONSTEXPR_WARP = re.compile(
