@@ -49,6 +49,7 @@ class Finding:
     # Source findings: enclosing #if conditions the device environment alone could not decide, as one
     # expression each; the scan re-evaluates them once every file's arch-derived macros are known.
     conditions: tuple[str, ...] = ()
+    suppressed: bool = False  # a `rocm-spirv: ignore[…]` comment on its line or the line above
 
     @property
     def severity(self) -> Severity:
@@ -67,6 +68,7 @@ class Finding:
             "redirect": self.redirect.value,
             "handled": self.handled,
             "snippet": self.snippet,
+            "suppressed": self.suppressed,
         }
 
 
@@ -104,7 +106,7 @@ class ScanResult:
 
     @property
     def remaining(self) -> list[Finding]:
-        return [f for f in self.findings if not f.handled]
+        return [f for f in self.findings if not f.handled and not f.suppressed]
 
     @property
     def errors(self) -> list[FileReport]:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_spirv.migrate import cmake_rules, presets, source_rules
+from rocm_spirv.migrate import cmake_rules, gate, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import FileReport, ScanResult
 from rocm_spirv.migrate.walk import walk
@@ -64,6 +64,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             report = source_rules.analyze(rel, text)
             arch_macros |= report.arch_macros
             live_macros |= report.live_macros
+        if report.findings:
+            gate.mark_suppressed(report.findings, text)
         if report.findings or report.edits or report.error:
             result.files.append(report)
     _drop_arch_derived(result, arch_macros - live_macros)

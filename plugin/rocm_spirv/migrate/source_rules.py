@@ -324,6 +324,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             guard_until = None
     if report.findings and derived - set(arch_derived):
         report.findings[:] = [f for f in report.findings if live_under(f.conditions, derived - report.live_macros)]
+    report.findings.sort(key=lambda f: (f.line, f.column))
     return report
 
 
