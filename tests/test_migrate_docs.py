@@ -1,0 +1,29 @@
+"""docs/migrate.md against the code: the rule table is the rule definitions, the text example is real output."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from rocm_spirv.cli import main
+from rocm_spirv.migrate.findings import RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = (ROOT / "docs" / "migrate.md").read_text()
+ROW = re.compile(r'^\| <a id="(rsm\d+)"></a>(RSM\d+) \| ([a-z0-9-]+) \| (error|warning|note) \| (.+) \|$', re.M)
+
+
+def test_rule_table_is_the_rule_definitions() -> None:
+    rows = ROW.findall(DOC)
+    assert [(anchor, rid, name, sev, why) for anchor, rid, name, sev, why in rows] == [
+        (r.id.lower(), r.id, r.name, r.severity.value, r.help) for r in RULES.values()]
+
+
+def test_text_output_example_is_real_output(capsys: pytest.CaptureFixture[str]) -> None:
+    block = DOC.split("## Text output", 1)[1].split("```", 2)[1]
+    example = [line for line in block.splitlines()[1:] if line]
+    assert main(["migrate", str(ROOT / "tests" / "data" / "migrate" / "rocmlib")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    for line in example:
+        assert line in out, line
