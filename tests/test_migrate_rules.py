@@ -353,7 +353,18 @@ def test_asm_only_in_files_a_hip_compile_sees() -> None:
     cpu = '#include <immintrin.h>\nstatic inline unsigned long long rd() { unsigned long long t; ' \
           'asm volatile("rdtsc" : "=A"(t)); return t; }\n'
     assert source_rules.analyze("ggml-cpu/arch/x86/cpu.c", cpu).findings == []
-    assert [f.rule.id for f in source_rules.analyze("k.cu", cpu).findings] == ["RSM204"]
+    assert source_rules.analyze("k.cu", cpu).findings == []  # x86 assembly in a device file is host code
+    ptx = '__device__ unsigned lane() { unsigned r; asm("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }\n'
+    assert source_rules.analyze("k.cu", ptx).findings == []
+    gcn = 'static inline void wait() { asm volatile("s_waitcnt vmcnt(0)" ::: "memory"); }\n'
+    assert [f.rule.id for f in source_rules.analyze("util.hpp", gcn).findings] == ["RSM204"]  # GCN mnemonic
+    macro = ('#define LOAD(op, wait) \\\n  template <> T load<T>(void* p) { T r; \\\n'
+             '    asm volatile(#op " %0, %1" : "=v"(r) : "v"(p)); \\\n'
+             '    asm volatile("s_waitcnt " wait "(%0)" : : "I"(0)); return r; }\n')
+    found = source_rules.analyze("load.hpp", macro).findings  # one finding per macro, at its GCN asm line
+    assert [(f.line, f.rule.id) for f in found] == [(4, "RSM204")] and "macro LOAD" in found[0].message
+    any_asm = '__global__ void k() { asm volatile("" ::: "memory"); }\n'
+    assert [f.rule.id for f in source_rules.analyze("k.hip", any_asm).findings] == ["RSM204"]
     power = "#if defined(__POWER9_VECTOR__) && defined(__powerpc64__)\n__device__ int f() { asm(\"nop\"); }\n#endif\n"
     assert source_rules.analyze("p.hip", power).findings == []
 
@@ -465,3 +476,10 @@ def test_toolchain_value_evaluator() -> None:
     assert value('"${GPU_TARGETS}" MATCHES "gfx9"') is False and value("DEFINED CMAKE_HIP_ARCHITECTURES") is True
     assert value("BUILD_TEST AND NOT DEFINED GPU_TARGETS") is False and value("BUILD_TEST OR GPU_TARGETS") is True
     assert value("BUILD_TEST") is None and value("(GPU_TARGETS)") is None and value('GPU_TARGETS MATCHES "("') is None
+
+
+def test_constexpr_function_returning_warp_size() -> None:
+    text = ("#include <hip/hip_runtime.h>\n__device__ inline\nconstexpr unsigned int device_warp_size()\n{\n"
+            "    return warpSize;\n}\n__device__ unsigned lanes() { return warpSize; }\n")
+    found = source_rules.analyze("thread.hpp", text).findings
+    assert [(f.line, f.rule.id) for f in found] == [(5, "RSM203")]

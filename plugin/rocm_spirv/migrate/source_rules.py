@@ -43,6 +43,8 @@ def may_match(text: str) -> bool:
 GUARD_CALL = re.compile(r"__builtin_amdgcn_(processor_is|is_invocable)\s*\(")
 PP_IF = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b(.*)$")
 # a constant: a number, an enumerator (Arch::gfx90a), an ALL_CAPS macro, true/false; not a local variable
+CONSTEXPR_FN = re.compile(r"\bconstexpr\b[^;=(]*\(")  # a constexpr function's head: constexpr int f(
+RETURN_WARP = re.compile(r"\breturn\s+warpSize\s*;")
 RETURN_VALUE = re.compile(r"\breturn\s+(?:\d+[uUlL]*|[A-Za-z_]\w*(?:::\w+)+|[A-Z][A-Z0-9_]*|true|false)\s*;")
 
 ARCH_FIX = ("branch at JIT time: if (__builtin_amdgcn_processor_is(\"gfx90a\")) … (LLVM >= 23); or keep this kernel "
@@ -165,7 +167,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
     if not any(can.values()):
         return report
     directives = _directives(lines) if "#" in stripped else {}
-    can[INLINE_ASM] = can[INLINE_ASM] and device_visible(path, text)
+    visible = device_visible(path, text)
 
     def lookup(name: str) -> Value:
         return 0 if name in derived and name not in report.live_macros else lookup_device(name)
@@ -181,6 +183,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
     guard_next = False
     add = report.findings.append
     skip_to = -1
+    constexpr_fn: int | None = None  # brace depth of the constexpr function being read (-1: its { is to come)
+    pending_fn = False
     wave_defined = False  # the file #defines the wavefront macro itself: that definition is the finding
     pm: re.Match[str] | None = None
     cond = word = ""
@@ -195,6 +199,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             skip_to, full = directives[idx]
             pm = PP_IF.match(full)
             dm = DEFINE.match(full)
+            if dm and live and dm.group(1) == "define" and can[INLINE_ASM]:
+                _asm_in_macro(path, idx, skip_to, lines, raw_lines, dm.group(2), add, conds, visible)
             if dm and live:
                 name, body = dm.group(2), dm.group(3)
                 if dm.group(1) == "define" and ARCH_MACRO.search(body):
@@ -208,8 +214,9 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 top = next(g for g in stack if not g.live)
                 top.defines.append(dm.group(2))
             cond = word = ""
-            if stack and not (pm or ERROR_DIRECTIVE.match(full)):
-                stack[-1].code = True
+            if stack and not stack[-1].code and not (pm or ERROR_DIRECTIVE.match(full)):
+                for g in stack:  # code in a nested chain is code of every chain around it
+                    g.code = True
             if pm:
                 word, rest = pm.group(1), pm.group(2)
                 cond = directive_condition(word, rest)
@@ -271,8 +278,9 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 add(_find(path, "RSM202", no, wm.start() + 1, f"{wm.group(0)} {WAVE_USE}",
                           "use warpSize at run time (or __builtin_amdgcn_wavefrontsize())", snippet, conds))
             continue
-        if stack and line.strip():
-            stack[-1].code = True
+        if stack and not stack[-1].code and line.strip():
+            for g in stack:
+                g.code = True
         if not live:
             if stack and _arch_dead(stack) and stack[-1].direct and not stack[-1].live:
                 _enum_helper(path, no, line, snippet, stack, enum_reported, add, conds)
@@ -289,13 +297,25 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
         for m in (HAS_BUILTIN.finditer(line) if can[HAS_BUILTIN] else ()):
             add(_find(path, "RSM206", no, m.start() + 1, f"{m.group(0)} is always true under amdgcnspirv",
                       "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)", snippet, conds))
+        if can[CONSTEXPR_WARP] and CONSTEXPR_FN.search(line):
+            constexpr_fn = depth if "{" in line[CONSTEXPR_FN.search(line).end():] else -1  # type: ignore[union-attr]
+            pending_fn = constexpr_fn == -1 and ";" not in line
+        elif pending_fn and "{" in line:
+            constexpr_fn, pending_fn = depth, False
+        if constexpr_fn is not None and constexpr_fn >= 0 and RETURN_WARP.search(line):
+            m = RETURN_WARP.search(line)
+            add(_find(path, "RSM203", no, m.start() + 1, "a constexpr function returns warpSize",  # type: ignore[union-attr]
+                      "read warpSize at run time; size shared memory for 64 lanes, or template on both 32 and 64 "
+                      "and dispatch at run time", snippet, conds))
+            constexpr_fn = None
         for m in (CONSTEXPR_WARP.finditer(line) if can[CONSTEXPR_WARP] else ()):
             add(_find(path, "RSM203", no, m.start() + 1, "warpSize used as a compile-time constant",
                       "read warpSize at run time; size shared memory for 64 lanes, or template on both 32 and 64 "
                       "and dispatch at run time", snippet, conds))
             break
         for m in (INLINE_ASM.finditer(line) if can[INLINE_ASM] else ()):
-            if _asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()):
+            if _asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()) or \
+                    not _gpu_asm(_asm_text(raw_lines, idx, m.start()), visible):
                 continue
             add(_find(path, "RSM204", no, m.start() + 1, "inline assembly cannot be lowered to SPIR-V",
                       "replace with __builtin_amdgcn_* builtins, or build this kernel native (hybrid mode: "
@@ -322,6 +342,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
         depth += line.count("{") - line.count("}")
         if guard_until is not None and depth <= guard_until:
             guard_until = None
+        if constexpr_fn is not None and constexpr_fn >= 0 and depth <= constexpr_fn:
+            constexpr_fn = None
     if report.findings and derived - set(arch_derived):
         report.findings[:] = [f for f in report.findings if live_under(f.conditions, derived - report.live_macros)]
     report.findings.sort(key=lambda f: (f.line, f.column))
@@ -356,6 +378,41 @@ def _enum_helper(path: str, no: int, line: str, snippet: str, stack: list[_Group
               "hipDeviceProp_t.gcnArchName on the host", snippet, conds))
 
 
+GCN_ASM = re.compile(r"\b(?:s|v|ds|flat|global|buffer|scratch|image|exp)_[a-z][a-z0-9_]*")
+# PTX (dotted opcodes, trap;), x86 (%%eax, rdtsc, cpuid), POWER/ARM barriers: not AMD GPU assembly.
+FOREIGN_ASM = re.compile(r"\b(?:mov|ld|st|add|mad|mul|cvt|setp|shfl|bar|membar|vote|activemask|prmt|bfe|brev)\.[a-z]"
+                         r"|\btrap;|%%[re]?[a-d]x\b|%%[re]?[sd]i\b|\b(?:rdtscp?|cpuid|xgetbv|lfence|mfence|sfence|pause"
+                         r"|isync|lwsync|hwsync|dmb|dsb|isb|yield)\b|\bnop\b")
+
+
+def _asm_text(raw_lines: list[str], i: int, col: int) -> str:
+    """The raw text of an asm statement from its keyword to the first `;`, over at most three lines."""
+    text = " ".join([raw_lines[i][col:]] + raw_lines[i + 1 : i + 3]) if i < len(raw_lines) else ""
+    end = text.find(";")
+    return text if end < 0 else text[: end + 1]  # PTX's own `;` ends the template: its opcode is before it
+
+
+def _gpu_asm(text: str, visible: bool) -> bool:
+    """AMD GPU assembly: GCN/RDNA mnemonics anywhere, or any asm but clearly foreign asm in a device file."""
+    if GCN_ASM.search(text):
+        return True
+    return visible and not FOREIGN_ASM.search(text)
+
+
 def _asm_label(line: str, start: int, raw: str, end: int) -> bool:
     """`int f(int) __asm("llvm.amdgcn.ubfe");` names the symbol of a declaration: no assembly is emitted."""
     return line[:start].rstrip().endswith(")") or raw[end:].lstrip().startswith('"llvm.')
+
+
+def _asm_in_macro(path: str, first: int, last: int, lines: list[str], raw_lines: list[str], name: str,
+                  add: Callable[[Finding], None], conds: tuple[str, ...], visible: bool) -> None:
+    """Inline assembly in a #define body (with continuation lines): one finding at its first asm line."""
+    for i in range(first, last + 1):
+        for m in INLINE_ASM.finditer(lines[i]):
+            raw = raw_lines[i] if i < len(raw_lines) else lines[i]
+            if not _asm_label(lines[i], m.start(), raw, m.end()) and _gpu_asm(_asm_text(raw_lines, i, m.start()),
+                                                                               visible):
+                add(_find(path, "RSM204", i + 1, m.start() + 1, f"inline assembly in macro {name} cannot be "
+                          "lowered to SPIR-V", "replace with __builtin_amdgcn_* builtins, or build the kernels "
+                          "using it native (hybrid mode)", raw, conds))
+                return
