@@ -297,14 +297,15 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
         for m in (HAS_BUILTIN.finditer(line) if can[HAS_BUILTIN] else ()):
             add(_find(path, "RSM206", no, m.start() + 1, f"{m.group(0)} is always true under amdgcnspirv",
                       "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)", snippet, conds))
-        if can[CONSTEXPR_WARP] and CONSTEXPR_FN.search(line):
-            constexpr_fn = depth if "{" in line[CONSTEXPR_FN.search(line).end():] else -1  # type: ignore[union-attr]
+        head = CONSTEXPR_FN.search(line) if can[CONSTEXPR_WARP] else None
+        if head:
+            constexpr_fn = depth if "{" in line[head.end():] else -1
             pending_fn = constexpr_fn == -1 and ";" not in line
         elif pending_fn and "{" in line:
             constexpr_fn, pending_fn = depth, False
-        if constexpr_fn is not None and constexpr_fn >= 0 and RETURN_WARP.search(line):
-            m = RETURN_WARP.search(line)
-            add(_find(path, "RSM203", no, m.start() + 1, "a constexpr function returns warpSize",  # type: ignore[union-attr]
+        ret = RETURN_WARP.search(line) if constexpr_fn is not None and constexpr_fn >= 0 else None
+        if ret:
+            add(_find(path, "RSM203", no, ret.start() + 1, "a constexpr function returns warpSize",
                       "read warpSize at run time; size shared memory for 64 lanes, or template on both 32 and 64 "
                       "and dispatch at run time", snippet, conds))
             constexpr_fn = None
@@ -387,7 +388,7 @@ FOREIGN_ASM = re.compile(r"\b(?:mov|ld|st|add|mad|mul|cvt|setp|shfl|bar|membar|v
 
 def _asm_text(raw_lines: list[str], i: int, col: int) -> str:
     """The raw text of an asm statement from its keyword to the first `;`, over at most three lines."""
-    text = " ".join([raw_lines[i][col:]] + raw_lines[i + 1 : i + 3]) if i < len(raw_lines) else ""
+    text = " ".join([raw_lines[i][col:], *raw_lines[i + 1 : i + 3]]) if i < len(raw_lines) else ""
     end = text.find(";")
     return text if end < 0 else text[: end + 1]  # PTX's own `;` ends the template: its opcode is before it
 
