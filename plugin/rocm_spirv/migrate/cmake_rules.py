@@ -68,6 +68,7 @@ class _Block:
     taken: bool | None = False  # if(): an earlier branch is certainly taken under the toolchain values (None: maybe)
     prior: list[Command] = field(default_factory=list)  # if(): the earlier branches' conditions
     flag_targets: set[str] = field(default_factory=set)  # targets those flags are put on
+    pinned_flags: bool = False  # some flag names a gfx target rather than the loop's entry
 
 
 @dataclass
@@ -493,7 +494,8 @@ class _Analyzer:
             self.add("RSM103", b.cmd, f"foreach over the target list adds one --offload-arch= per entry "
                      f"({b.loop_var}) to options or properties", "rocm_spirv_target() on the targets that get "
                      "these flags strips them (--apply adds it); a toolchain list of amdgcnspirv makes the loop "
-                     "add --offload-arch=amdgcnspirv", Redirect.TOOLCHAIN, handled=handled)
+                     "add --offload-arch=amdgcnspirv", Redirect.BUILD_FILE if b.pinned_flags else Redirect.TOOLCHAIN,
+                     handled=handled)
             return
         if not body:
             return
@@ -504,6 +506,8 @@ class _Analyzer:
                      "time (a probe or filter)", "check the command accepts amdgcnspirv (the redirected list "
                      "hands it that one target)", Redirect.TOOLCHAIN, handled=handled)
             return
+        if b.arch_flags:
+            body.append("--offload-arch=")
         self.add("RSM107", b.cmd, f"foreach over the target list runs {', '.join(body)} per arch",
                  "under SPIR-V generate one variant (skip the loop when ROCM_SPIRV_OFFLOAD is spirv) or keep these "
                  "kernels native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …)", Redirect.BUILD_FILE,
@@ -673,15 +677,12 @@ class _Analyzer:
         if loop is not None:
             if not arch:
                 return  # -mcpu= in a per-arch loop is the loop's finding (RSM107)
-            entry = all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch)
             on = _option_target(cmd)
             if on:
                 loop.flag_targets.add(on)
-                self.target_findings.setdefault(len(self.report.findings), set()).add(on)
-            self.add("RSM103", cmd, f"passes {arch[0]} in {cmd.name}() once per entry of the target list",
-                     "a toolchain list of amdgcnspirv makes it --offload-arch=amdgcnspirv; rocm_spirv_target() strips "
-                     "it from target options", Redirect.TOOLCHAIN if entry else Redirect.BUILD_FILE)
-            return
+            if not all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
+                loop.pinned_flags = True
+            return  # one construct: the loop's finding at its foreach() names these flags
         if not (arch or mcpu):
             return
         values = cmd.values()
