@@ -484,3 +484,22 @@ def test_constexpr_function_returning_warp_size() -> None:
             "    return warpSize;\n}\n__device__ unsigned lanes() { return warpSize; }\n")
     found = source_rules.analyze("thread.hpp", text).findings
     assert [(f.line, f.rule.id) for f in found] == [(5, "RSM203")]
+
+
+def test_makefiles_are_scanned_and_never_edited(tmp_path: Path) -> None:
+    from rocm_spirv.migrate.apply import plan
+    from rocm_spirv.migrate.scan import scan
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "Makefile").write_text((DATA / "makefile/Makefile").read_text())
+    (root / "rules.mk").write_text("HIPFLAGS += --offload-arch=gfx1030\n")
+    s = scan(root)
+    got = [(f.path, f.line, f.rule.id, f.redirect) for f in s.result.findings]
+    assert got == [("Makefile", 2, "RSM301", Redirect.MAKE_VARIABLE), ("Makefile", 5, "RSM301", Redirect.BUILD_FILE),
+                   ("Makefile", 6, "RSM302", Redirect.BUILD_FILE), ("Makefile", 8, "RSM301", Redirect.MAKE_VARIABLE),
+                   ("Makefile", 13, "RSM302", Redirect.BUILD_FILE), ("Makefile", 16, "RSM302", Redirect.BUILD_FILE),
+                   ("rules.mk", 1, "RSM302", Redirect.BUILD_FILE)]
+    # line 4's flags come from HIP_ARCHITECTURES (its list is the finding), line 17's from a variable the
+    # Makefile never sets, line 18's -mcpu= names a CPU; the comment on line 16 is no second finding
+    assert "make HIP_ARCHITECTURES=amdgcnspirv" in s.result.findings[0].fix
+    assert plan(s) == {}  # --apply leaves Makefiles alone

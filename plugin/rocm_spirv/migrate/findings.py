@@ -22,6 +22,7 @@ class Redirect(Enum):
     TOOLCHAIN = "toolchain"  # setting GPU_TARGETS etc. in the toolchain file is enough
     TOOLCHAIN_FORCE = "toolchain-force"  # only with set(… CACHE … FORCE) in the toolchain file
     ENVIRONMENT = "environment"  # the value comes from the environment; export amdgcnspirv
+    MAKE_VARIABLE = "make-variable"  # a Makefile list: `make VAR=amdgcnspirv` overrides it, no edit
     BUILD_FILE = "build-file"  # the build file itself must change
     SOURCE = "source"  # a source change (never edited by --apply)
 
@@ -84,7 +85,7 @@ class Edit:
 @dataclass
 class FileReport:
     path: str
-    kind: str  # cmake, presets, source
+    kind: str  # cmake, make, presets, source
     findings: list[Finding] = field(default_factory=list)
     edits: list[Edit] = field(default_factory=list)
     error: str = ""  # unreadable or unparsable: reported, never edited
@@ -177,5 +178,12 @@ RULES = _rules(
          "Under amdgcnspirv every AMDGCN builtin is 'present', so the test always passes."),
     Rule("RSM207", "arch-enum-helper", W, "a helper derives the architecture from macros",
          "Functions returning an arch enum/value from #if __gfx…__ return the fallback under SPIR-V."),
+    # Makefiles
+    Rule("RSM301", "make-arch-list", W, "a Makefile sets a per-arch target list",
+         "HIP_ARCHITECTURES ?= gfx… and friends decide which code objects make builds; a command-line "
+         "`make HIP_ARCHITECTURES=amdgcnspirv` overrides them unless they are `override`."),
+    Rule("RSM302", "make-arch-flag", W, "a Makefile hard-codes --offload-arch= or builds per arch",
+         "A literal --offload-arch=gfx… in flags or recipes, or a pattern rule passing its stem as the arch, "
+         "builds native code objects whatever the list says."),
 )
 

@@ -40,7 +40,7 @@ def check_rule_ids(ids: Iterable[str], flag: str) -> frozenset[str]:
                 continue
             if not any(r.startswith(rid) for r in RULES):
                 raise UserError(f"{flag} {part.strip()}: no rule id starts with it",
-                                "use ids from `rocm-spirv migrate` output or docs/migrate.md (RSM101 … RSM207)")
+                                "use ids from `rocm-spirv migrate` output or the rule table of docs/migrate.md")
             out.add(rid)
     return frozenset(out)
 

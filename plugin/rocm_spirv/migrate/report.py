@@ -78,7 +78,8 @@ def write_text(out: TextIO, result: ScanResult, mode: str, changed: list[str], v
              f"{verdict.baselined} in the baseline" if verdict.baselined else "",
              f"{len(result.errors)} unreadable" if result.errors else ""]
     tail = "; ".join(e for e in extra if e)
-    out.write(f"{s['files_scanned']} files scanned: {counts or 'no findings'}; {len(verdict.failing)} fail --check "
+    files = f"{s['files_scanned']} file{'s' if s['files_scanned'] != 1 else ''}"
+    out.write(f"{files} scanned: {counts or 'no findings'}; {len(verdict.failing)} fail --check "
               f"(--fail-on {gate.fail_on}){'; ' + tail if tail else ''}\n")
     if mode == "apply":
         out.write(f"changed {len(changed)} file(s): {', '.join(sorted(changed)) or 'none'}\n")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_spirv.migrate import cmake_rules, gate, presets, source_rules
+from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import FileReport, ScanResult
 from rocm_spirv.migrate.walk import walk
@@ -60,6 +60,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 out.facts[rel] = facts
         elif kind == "presets":
             report = presets.analyze(rel, text)
+        elif kind == "make":
+            report = make_rules.analyze(rel, text)
         else:
             report = source_rules.analyze(rel, text)
             arch_macros |= report.arch_macros
