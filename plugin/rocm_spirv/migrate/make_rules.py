@@ -59,8 +59,8 @@ def analyze(path: str, text: str) -> FileReport:
             var, op, value = m.group("var"), m.group("op"), m.group("value")
             items = value.split()
             gfx = [i for i in items if GFX.search(i)]
-            if gfx and all(ARCH_ITEM.match(i) for i in items) or (var in MAKE_LIST_VARS and gfx and not
-                                                                   ARCH_FLAG.search(value)):
+            names_only = all(ARCH_ITEM.match(i) for i in items)
+            if gfx and (names_only or (var in MAKE_LIST_VARS and not ARCH_FLAG.search(value))):
                 lists.add(var)
                 if m.group("override"):
                     add(_finding(path, "RSM301", line, 1, f"override {var} {op} {' '.join(gfx[:6])}: the command "
