@@ -503,3 +503,13 @@ def test_makefiles_are_scanned_and_never_edited(tmp_path: Path) -> None:
     # Makefile never sets, line 18's -mcpu= names a CPU; the comment on line 16 is no second finding
     assert "make HIP_ARCHITECTURES=amdgcnspirv" in s.result.findings[0].fix
     assert plan(s) == {}  # --apply leaves Makefiles alone
+
+
+def test_bundler_loop_and_unguarded_waitcnt() -> None:
+    src = ("project(p)\nforeach(arch ${GPU_TARGETS})\n  execute_process(COMMAND ${BUNDLER} --type=o\n"
+           "    -targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--${arch} -output=k.${arch}.o)\n"
+           "endforeach()\n")
+    (loop,) = run(src)[0]
+    assert loop.rule.id == "RSM107" and loop.redirect is Redirect.BUILD_FILE and "clang-offload-bundler" in loop.message
+    text = "__global__ void k() {\n  __builtin_amdgcn_s_waitcnt(0xc07f);\n}\n"
+    assert [f.rule.id for f in source_rules.analyze("k.hip", text).findings] == ["RSM205"]

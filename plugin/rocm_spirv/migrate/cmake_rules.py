@@ -362,6 +362,8 @@ class _Analyzer:
             loop.body.append(name)
         if loop is not None and any(self.amd_mcpu(w) for w in _words(cmd)):
             loop.body.append("-mcpu=")
+        if loop is not None and any("clang-offload-bundler" in w or w.startswith("-targets=") for w in _words(cmd)):
+            loop.body.append("clang-offload-bundler")  # one bundle entry per arch: never a mere probe
         if loop is not None and any(ARCH_FLAG.match(w) for w in _flag_words(cmd)):
             loop.arch_flags = True
 

@@ -21,7 +21,8 @@ INLINE_ASM = re.compile(r"\b(__asm__|__asm|asm)\b(\s+(volatile|__volatile__|goto
 FEATURE_BUILTIN = re.compile(
     r"\b__builtin_amdgcn_(mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|s?dot\d\w*|fdot2\w*"
     r"|permlane\w+|ds_swizzle|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
-    r"|cvt_pk_\w+|s_setprio|s_sleep_var|ballot_w64|ballot_w32)\b")
+    r"|cvt_pk_\w+|s_setprio|s_sleep_var|ballot_w64|ballot_w32"
+    r"|s_waitcnt)\b")  # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_\w+\s*\)")
 # Substrings a rule's pattern cannot match without. Stripping comments and strings only removes
 # matches, so a text lacking them cannot produce that rule's finding. Substring tests, as regex
