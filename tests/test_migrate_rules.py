@@ -513,3 +513,11 @@ def test_bundler_loop_and_unguarded_waitcnt() -> None:
     assert loop.rule.id == "RSM107" and loop.redirect is Redirect.BUILD_FILE and "clang-offload-bundler" in loop.message
     text = "__global__ void k() {\n  __builtin_amdgcn_s_waitcnt(0xc07f);\n}\n"
     assert [f.rule.id for f in source_rules.analyze("k.hip", text).findings] == ["RSM205"]
+
+
+def test_pathological_conditions_are_undecided_not_a_crash() -> None:
+    from rocm_spirv.migrate.pp import evaluate
+    assert evaluate("(" * 5000 + "1" + ")" * 5000) is None
+    assert evaluate(" || ".join(["defined(X)"] * 3000)) is None
+    deep = "#if " + "!" * 20000 + "defined(__gfx90a__)\nint x;\n#endif\n"
+    assert [f.rule.id for f in source_rules.analyze("k.hip", deep).findings] == ["RSM201"]

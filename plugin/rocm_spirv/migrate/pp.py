@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 
 Value = int | None  # None: not known from the device environment
+MAX_TOKENS = 2048
 
 # Defined (with their value) for an amdgcnspirv device compile.
 DEVICE_DEFINED: Mapping[str, int] = {
@@ -166,12 +167,13 @@ def _binary(op: str, a: Value, b: Value) -> Value:
 def evaluate(condition: str, lookup: Callable[[str], Value] = lookup_device) -> Value:
     """The value of an #if/#elif condition (comments already blanked), None when undecidable."""
     toks = _tokens(condition)
-    if not toks:
+    # Bounded work on generated or hostile input: a long or deeply nested condition is undecided.
+    if not toks or len(toks) > MAX_TOKENS or toks.count("(") > MAX_TOKENS // 8:
         return None
     p = _Parser(toks, lookup)
     try:
         v = p.expr()
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):
         return None
     return v if p.i == len(toks) else None
 
