@@ -27,3 +27,24 @@ def test_text_output_example_is_real_output(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out.splitlines()
     for line in example:
         assert line in out, line
+
+
+@pytest.mark.parametrize("rule_id", sorted(RULES))
+def test_each_rule_example_shows_that_rule(rule_id: str, tmp_path: Path) -> None:
+    from rocm_spirv.migrate.scan import scan
+
+    name, text = RULES[rule_id].example
+    assert name and text, f"{rule_id} declares no example"
+    (tmp_path / name).write_text(text)
+    found = scan(tmp_path).result.findings
+    assert rule_id in {f.rule.id for f in found}, (rule_id, [(f.line, f.rule.id) for f in found])
+
+
+def test_sarif_rule_help_carries_the_example(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import json
+
+    assert main(["migrate", str(tmp_path), "--format", "sarif"]) == 0
+    rules = json.loads(capsys.readouterr().out)["runs"][0]["tool"]["driver"]["rules"]
+    for r in rules:
+        name, text = RULES[r["id"]].example
+        assert text.splitlines()[0] in r["help"]["markdown"] and f"`{name}`" in r["help"]["markdown"]

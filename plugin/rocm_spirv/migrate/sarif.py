@@ -18,7 +18,8 @@ def to_sarif(result: ScanResult, include_handled: bool = False) -> dict[str, Any
         "name": r.name,
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": r.help},
-        "help": {"text": r.help, "markdown": f"**{r.summary}**\n\n{r.help}"},
+        "help": {"text": r.help, "markdown": f"**{r.summary}**\n\n{r.help}\n\nExample (`{r.example[0]}`):\n\n"
+                 f"```\n{r.example[1]}```"},
         "helpUri": f"{INFO_URI}#{r.id.lower()}",
         "defaultConfiguration": {"level": r.severity.sarif_level},
         "properties": {"tags": ["rocm-spirv", "portability"]},
