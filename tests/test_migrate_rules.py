@@ -470,9 +470,10 @@ def test_allow_lists_are_lists_of_arch_names() -> None:
 
 
 def test_toolchain_value_evaluator() -> None:
+    from rocm_spirv.migrate.cmake_conditions import toolchain_value
     from rocm_spirv.migrate.cmake_lexer import parse
     def value(cond: str) -> bool | None:
-        return cmake_rules.toolchain_value(parse(f"if({cond})\n")[0])
+        return toolchain_value(parse(f"if({cond})\n")[0])
     assert value('GPU_TARGETS STREQUAL "all"') is False and value("NOT DEFINED AMDGPU_TARGETS") is False
     assert value('"${GPU_TARGETS}" MATCHES "gfx9"') is False and value("DEFINED CMAKE_HIP_ARCHITECTURES") is True
     assert value("BUILD_TEST AND NOT DEFINED GPU_TARGETS") is False and value("BUILD_TEST OR GPU_TARGETS") is True
