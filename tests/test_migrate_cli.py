@@ -38,7 +38,7 @@ def test_check_never_writes_and_exits_1(rocmlib: Path, capsys: pytest.CaptureFix
     before = snapshot(rocmlib)
     assert main(["migrate", str(rocmlib), "--check"]) == 1
     assert snapshot(rocmlib) == before
-    assert "findings remain" in capsys.readouterr().out
+    assert "26 fail --check (--fail-on warning)" in capsys.readouterr().out
 
 
 def test_check_exits_0_when_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -119,10 +119,11 @@ def test_json_schema_fields(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -
     code, report = run_json(capsys, str(rocmlib))
     assert code == 0
     assert report["schema"] == "rocm-spirv/migrate-report/1" and report["mode"] == "report"
-    assert set(report) == {"schema", "root", "mode", "summary", "changed_files", "findings", "errors"}
+    assert set(report) == {"schema", "root", "mode", "summary", "changed_files", "findings", "errors", "gate"}
     f = report["findings"][0]  # type: ignore[index]
     assert set(f) == {"rule", "name", "severity", "path", "line", "column", "message", "fix", "redirect",
-                      "handled", "snippet"}
+                      "handled", "snippet", "suppressed", "fingerprint"}
+    assert set(report["gate"]) == {"fail_on", "failing", "baselined", "suppressed", "toolchain_handled"}  # type: ignore[arg-type]
 
 
 def test_sarif_structure(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,7 +144,7 @@ def test_sarif_structure(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_single_file_and_unparsable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "k.hip").write_text("#ifdef __gfx90a__\n#endif\n")
+    (tmp_path / "k.hip").write_text("#ifdef __gfx90a__\nint x;\n#endif\n")
     code, report = run_json(capsys, str(tmp_path / "k.hip"))
     assert code == 0 and [f["rule"] for f in report["findings"]] == ["RSM201"]  # type: ignore[index,union-attr]
     (tmp_path / "CMakeLists.txt").write_text('set(GPU_TARGETS "gfx90a\n')

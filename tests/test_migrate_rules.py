@@ -199,7 +199,8 @@ def test_loop_that_only_appends_offload_arch_flags() -> None:
            '  target_link_options(k INTERFACE "$<$<LINK_LANGUAGE:CXX>:--offload-arch=${GPU_TARGET}>")\n'
            "endforeach()\n")
     found, _ = run(src)
-    assert rules_at(found, 2) == {"RSM103"} and rules_at(found, 3) == {"RSM103"} and rules_at(found, 5) == {"RSM103"}
+    # one construct, one finding: the loop, not each flag in it
+    assert [(f.line, f.rule.id) for f in found] == [(2, "RSM103")]
     assert not any(f.rule.id == "RSM107" for f in found)  # no per-arch sources or commands: not unreachable
     assert all(f.redirect is Redirect.TOOLCHAIN for f in found)
 
@@ -209,7 +210,7 @@ def test_per_target_probe_compile_in_a_filter_loop() -> None:
            "  execute_process(COMMAND ${CMAKE_HIP_COMPILER} -x hip --cuda-device-only\n"
            '                          --offload-arch=${_arch} -c "${_probe}" RESULT_VARIABLE _rc)\nendforeach()\n')
     found, _ = run(src)
-    assert rules_at(found, 2) == {"RSM107"} and rules_at(found, 3) == {"RSM103"}
+    assert [(f.line, f.rule.id) for f in found] == [(2, "RSM107")]
 
 
 def test_targets_made_hip_by_options_and_other_flag_spellings() -> None:
@@ -304,3 +305,220 @@ def test_apply_notes_what_needs_a_hand_edit_once() -> None:
         "\n  if(NOT _t IN_LIST" in new
     again, newer = run(new)
     assert newer == new and not any(f.handled for f in again if f.rule.id == "RSM108")
+
+
+# -- device context (issue 16) -----------------------------------------------------------------
+
+DEVICE_CONTEXT = """#include <hip/hip_runtime.h>
+#if defined(__gfx908__) || defined(__gfx90a__) || \\
+    defined(__gfx942__)
+#define AMD_MFMA_AVAILABLE
+#endif
+#if defined(__HIP_PLATFORM_NVIDIA__)
+__device__ int lane() { int r; asm("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
+#elif defined(__x86_64__)
+int x() { asm("cpuid"); return 0; }
+#endif
+#ifdef AMD_MFMA_AVAILABLE
+__device__ void k() { __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0); }
+#else
+__device__ void k() { }
+#endif
+#ifndef __HIP_DEVICE_COMPILE__
+void host() { asm("nop"); }
+#endif
+#if 0
+__device__ void old() { asm("s_nop 0"); }
+#endif
+constexpr int warp() {
+#if defined(__GFX9__)
+  return 64;
+#else
+  return 32;
+#endif
+}
+__device__ void w() { asm volatile("s_waitcnt vmcnt(0)"); }
+"""
+
+
+def test_branches_are_evaluated_for_the_spirv_device_pass() -> None:
+    found = source_rules.analyze("k.hip", DEVICE_CONTEXT).findings
+    assert [(f.line, f.rule.id) for f in found] == [(2, "RSM201"), (23, "RSM201"), (24, "RSM207"), (29, "RSM204")]
+    first = found[0]
+    # one finding for the whole (continued) #if, naming every arch macro and the macro derived from them
+    assert first.column == 13 and "__gfx908__, __gfx90a__, __gfx942__ are undefined" in first.message
+    assert "AMD_MFMA_AVAILABLE" in first.message
+
+
+def test_asm_only_in_files_a_hip_compile_sees() -> None:
+    cpu = '#include <immintrin.h>\nstatic inline unsigned long long rd() { unsigned long long t; ' \
+          'asm volatile("rdtsc" : "=A"(t)); return t; }\n'
+    assert source_rules.analyze("ggml-cpu/arch/x86/cpu.c", cpu).findings == []
+    assert source_rules.analyze("k.cu", cpu).findings == []  # x86 assembly in a device file is host code
+    ptx = '__device__ unsigned lane() { unsigned r; asm("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }\n'
+    assert source_rules.analyze("k.cu", ptx).findings == []
+    gcn = 'static inline void wait() { asm volatile("s_waitcnt vmcnt(0)" ::: "memory"); }\n'
+    assert [f.rule.id for f in source_rules.analyze("util.hpp", gcn).findings] == ["RSM204"]  # GCN mnemonic
+    macro = ('#define LOAD(op, wait) \\\n  template <> T load<T>(void* p) { T r; \\\n'
+             '    asm volatile(#op " %0, %1" : "=v"(r) : "v"(p)); \\\n'
+             '    asm volatile("s_waitcnt " wait "(%0)" : : "I"(0)); return r; }\n')
+    found = source_rules.analyze("load.hpp", macro).findings  # one finding per macro, at its GCN asm line
+    assert [(f.line, f.rule.id) for f in found] == [(4, "RSM204")] and "macro LOAD" in found[0].message
+    any_asm = '__global__ void k() { asm volatile("" ::: "memory"); }\n'
+    assert [f.rule.id for f in source_rules.analyze("k.hip", any_asm).findings] == ["RSM204"]
+    power = "#if defined(__POWER9_VECTOR__) && defined(__powerpc64__)\n__device__ int f() { asm(\"nop\"); }\n#endif\n"
+    assert source_rules.analyze("p.hip", power).findings == []
+
+
+def test_arch_derived_macro_in_another_file_is_followed(tmp_path: Path) -> None:
+    from rocm_spirv.migrate.scan import scan
+    (tmp_path / "config.h").write_text("#pragma once\n#if defined(__gfx90a__) || defined(__gfx942__)\n"
+                                       "#define LIB_HAS_MFMA 1\n#endif\n")
+    (tmp_path / "gemm.hip").write_text('#include "config.h"\n#if LIB_HAS_MFMA\n__global__ void k() '
+                                       '{ __builtin_amdgcn_mfma_f32_4x4x1f32(a, b, c, 0, 0, 0); }\n#endif\n'
+                                       '#ifndef LIB_HAS_MFMA\n'
+                                       '__global__ void g() { __builtin_amdgcn_mov_dpp(1, 1, 1, 1, 0); }\n#endif\n')
+    found = scan(tmp_path).result.findings
+    assert [(f.path, f.line, f.rule.id) for f in found] == [("config.h", 2, "RSM201"), ("gemm.hip", 6, "RSM205")]
+
+
+def test_preprocessor_evaluator_is_three_valued() -> None:
+    from rocm_spirv.migrate.pp import evaluate
+    assert evaluate("defined(__HIP_PLATFORM_AMD__) && !defined(__CUDA_ARCH__)") == 1
+    assert evaluate("defined(__gfx90a__) || defined(__GFX9__)") == 0
+    assert evaluate("defined(PROJECT_MACRO)") is None
+    assert evaluate("defined(PROJECT_MACRO) && defined(__NVCC__)") == 0
+    assert evaluate("PROJECT_MACRO || __HIP_DEVICE_COMPILE__") == 1
+    assert evaluate("__has_builtin(__builtin_amdgcn_mfma_f32_4x4x1f32)") is None
+    assert evaluate("(1 + 2) * 3 == 9 ? 1 : 0") == 1
+    assert evaluate("'a'") is None and evaluate("") is None and evaluate("(1") is None
+
+
+def test_wavefront_fallback_define_is_the_one_finding(tmp_path: Path) -> None:
+    from rocm_spirv.migrate.scan import scan
+    (tmp_path / "types.hpp").write_text("#ifndef __AMDGCN_WAVEFRONT_SIZE\n#define __AMDGCN_WAVEFRONT_SIZE 64\n#endif\n"
+                                        "#if __AMDGCN_WAVEFRONT_SIZE == 32\nusing m = unsigned;\n"
+                                        "#elif __AMDGCN_WAVEFRONT_SIZE == 64\nusing m = unsigned long;\n#endif\n")
+    (tmp_path / "warp.hpp").write_text("template <int W> auto f() -> enable_if_t<(W <= __AMDGCN_WAVEFRONT_SIZE)>;\n")
+    found = scan(tmp_path).result.findings
+    assert [(f.path, f.line, f.rule.id) for f in found] == [("types.hpp", 2, "RSM202")]
+    assert "as 64" in found[0].message
+    (tmp_path / "types.hpp").unlink()  # without the fallback each use (one per #if chain) is reported
+    (tmp_path / "chain.hpp").write_text("#if __AMDGCN_WAVEFRONT_SIZE == 32\n"
+                                        "#elif __AMDGCN_WAVEFRONT_SIZE == 64\n#endif\n")
+    assert [(f.path, f.line) for f in scan(tmp_path).result.findings] == [("chain.hpp", 1), ("warp.hpp", 1)]
+
+
+def test_one_directive_one_finding_and_inert_or_non_asm_constructs() -> None:
+    text = ("#include <hip/hip_runtime.h>\n"
+            "#if (__gfx1010__ || __gfx1030__) && __AMDGCN_WAVEFRONT_SIZE == 64\n#error no wave64 on gfx10\n#endif\n"
+            "#if defined(__gfx90a__) && __has_builtin(__builtin_amdgcn_is_shared)\n__device__ float f(float* a) {\n"
+            "  float temp = *a;\n  return temp;\n}\n#endif\n"
+            "#if __has_builtin(__builtin_amdgcn_s_memtime) && __has_builtin(__builtin_amdgcn_s_memrealtime)\n#endif\n"
+            '__device__ unsigned gs() __asm("llvm.amdgcn.groupstaticsize");\n')
+    found = source_rules.analyze("h.h", text).findings
+    # the #error-only chain is inert; one finding per directive; `return temp;` is no arch value; asm labels are
+    # no assembly
+    assert [(f.line, f.rule.id) for f in found] == [(5, "RSM201"), (11, "RSM206")]
+    assert "__builtin_amdgcn_s_memtime" in found[1].message and "__builtin_amdgcn_s_memrealtime" in found[1].message
+
+
+# -- CMake context (issue 16) ------------------------------------------------------------------
+
+def test_cpu_and_non_amd_arch_flags_are_not_findings() -> None:
+    src = ("project(p)\nset(CMAKE_CXX_FLAGS \"${CMAKE_CXX_FLAGS} -mcpu=power9\")\n"
+           "string(APPEND CMAKE_C_FLAGS \" -mcpu=${CMAKE_SYSTEM_PROCESSOR}\")\n"
+           "target_compile_options(musa PRIVATE --cuda-gpu-arch=mp_21)\n"
+           "target_compile_options(cu PRIVATE --offload-arch=sm_80)\n"
+           "target_compile_options(k PRIVATE -mcpu=gfx90a)\n"
+           "target_compile_options(k2 PRIVATE --cuda-gpu-arch=gfx942)\n")
+    found, _ = run(src)
+    assert [(f.line, f.rule.id) for f in found] == [(6, "RSM103"), (7, "RSM103")]
+
+
+def test_ctest_resource_label_loop_is_not_a_per_arch_loop() -> None:
+    src = ("project(p)\nset(AMDGPU_TEST_TARGETS \"\" CACHE STRING \"devices to test\")\n"
+           "foreach(AMDGPU_TARGET IN LISTS AMDGPU_TEST_TARGETS)\n"
+           "  add_relative_test(\"${AMDGPU_TARGET}-${TEST_NAME}\" ${TEST_TARGET})\n"
+           "  set_tests_properties(\"${AMDGPU_TARGET}-${TEST_NAME}\" PROPERTIES\n"
+           "    RESOURCE_GROUPS \"1,${AMDGPU_TARGET}:1\" LABELS \"hip;${AMDGPU_TARGET}\")\nendforeach()\n")
+    assert run(src)[0] == []
+
+
+def test_copies_are_not_findings_and_all_tests_and_dead_branches_are_toolchain_handled() -> None:
+    src = ("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX)\n"
+           "if(NOT DEFINED AMDGPU_TARGETS)\n  set(GPU_TARGETS \"all\" CACHE STRING \"GPU architectures\")\n"
+           "else()\n  set(GPU_TARGETS \"${AMDGPU_TARGETS}\" CACHE STRING \"GPU architectures\")\nendif()\n"
+           "if(GPU_TARGETS STREQUAL \"all\")\n"
+           "  rocm_check_target_ids(DEFAULT_AMDGPU_TARGETS TARGETS \"gfx906:xnack-;gfx90a;gfx942\")\n"
+           "  set(GPU_TARGETS \"${DEFAULT_AMDGPU_TARGETS}\" CACHE STRING \"GPU architectures\" FORCE)\nendif()\n"
+           "set(MY_ARCHS gfx90a gfx942)\nset(HCC_COPY ${MY_ARCHS})\n")
+    found, _ = run(src)
+    got = [(f.line, f.rule.id, f.redirect) for f in found]
+    # line 6 copies AMDGPU_TARGETS, line 8 tests for "all", line 13 copies MY_ARCHS: none is a finding
+    assert got == [(4, "RSM101", Redirect.TOOLCHAIN), (9, "RSM113", Redirect.TOOLCHAIN),
+                   (10, "RSM101", Redirect.TOOLCHAIN), (12, "RSM101", Redirect.BUILD_FILE)]
+    assert 'only under `if(GPU_TARGETS STREQUAL "all")`' in found[2].message
+
+
+def test_allow_lists_are_lists_of_arch_names() -> None:
+    src = ("project(p)\nlist(FIND CURL_KNOWN_PROTOCOLS ${p} _i)\nif(lang IN_LIST _supported_languages)\nendif()\n"
+           "list(REMOVE_ITEM unsupported_languages CXX)\nset(SUPPORTED_ARCHS gfx90a gfx942)\n"
+           "foreach(arch ${GPU_TARGETS})\n  if(NOT arch IN_LIST SUPPORTED_ARCHS)\n  endif()\nendforeach()\n")
+    found, _ = run(src)
+    assert [(f.line, f.rule.id) for f in found] == [(6, "RSM108"), (8, "RSM108")]
+
+
+def test_toolchain_value_evaluator() -> None:
+    from rocm_spirv.migrate.cmake_conditions import toolchain_value
+    from rocm_spirv.migrate.cmake_lexer import parse
+    def value(cond: str) -> bool | None:
+        return toolchain_value(parse(f"if({cond})\n")[0])
+    assert value('GPU_TARGETS STREQUAL "all"') is False and value("NOT DEFINED AMDGPU_TARGETS") is False
+    assert value('"${GPU_TARGETS}" MATCHES "gfx9"') is False and value("DEFINED CMAKE_HIP_ARCHITECTURES") is True
+    assert value("BUILD_TEST AND NOT DEFINED GPU_TARGETS") is False and value("BUILD_TEST OR GPU_TARGETS") is True
+    assert value("BUILD_TEST") is None and value("(GPU_TARGETS)") is None and value('GPU_TARGETS MATCHES "("') is None
+
+
+def test_constexpr_function_returning_warp_size() -> None:
+    text = ("#include <hip/hip_runtime.h>\n__device__ inline\nconstexpr unsigned int device_warp_size()\n{\n"
+            "    return warpSize;\n}\n__device__ unsigned lanes() { return warpSize; }\n")
+    found = source_rules.analyze("thread.hpp", text).findings
+    assert [(f.line, f.rule.id) for f in found] == [(5, "RSM203")]
+
+
+def test_makefiles_are_scanned_and_never_edited(tmp_path: Path) -> None:
+    from rocm_spirv.migrate.apply import plan
+    from rocm_spirv.migrate.scan import scan
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "Makefile").write_text((DATA / "makefile/Makefile").read_text())
+    (root / "rules.mk").write_text("HIPFLAGS += --offload-arch=gfx1030\n")
+    s = scan(root)
+    got = [(f.path, f.line, f.rule.id, f.redirect) for f in s.result.findings]
+    assert got == [("Makefile", 2, "RSM301", Redirect.MAKE_VARIABLE), ("Makefile", 5, "RSM301", Redirect.BUILD_FILE),
+                   ("Makefile", 6, "RSM302", Redirect.BUILD_FILE), ("Makefile", 8, "RSM301", Redirect.MAKE_VARIABLE),
+                   ("Makefile", 13, "RSM302", Redirect.BUILD_FILE), ("Makefile", 16, "RSM302", Redirect.BUILD_FILE),
+                   ("rules.mk", 1, "RSM302", Redirect.BUILD_FILE)]
+    # line 4's flags come from HIP_ARCHITECTURES (its list is the finding), line 17's from a variable the
+    # Makefile never sets, line 18's -mcpu= names a CPU; the comment on line 16 is no second finding
+    assert "make HIP_ARCHITECTURES=amdgcnspirv" in s.result.findings[0].fix
+    assert plan(s) == {}  # --apply leaves Makefiles alone
+
+
+def test_bundler_loop_and_unguarded_waitcnt() -> None:
+    src = ("project(p)\nforeach(arch ${GPU_TARGETS})\n  execute_process(COMMAND ${BUNDLER} --type=o\n"
+           "    -targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--${arch} -output=k.${arch}.o)\n"
+           "endforeach()\n")
+    (loop,) = run(src)[0]
+    assert loop.rule.id == "RSM107" and loop.redirect is Redirect.BUILD_FILE and "clang-offload-bundler" in loop.message
+    text = "__global__ void k() {\n  __builtin_amdgcn_s_waitcnt(0xc07f);\n}\n"
+    assert [f.rule.id for f in source_rules.analyze("k.hip", text).findings] == ["RSM205"]
+
+
+def test_pathological_conditions_are_undecided_not_a_crash() -> None:
+    from rocm_spirv.migrate.pp import evaluate
+    assert evaluate("(" * 5000 + "1" + ")" * 5000) is None
+    assert evaluate(" || ".join(["defined(X)"] * 3000)) is None
+    deep = "#if " + "!" * 20000 + "defined(__gfx90a__)\nint x;\n#endif\n"
+    assert [f.rule.id for f in source_rules.analyze("k.hip", deep).findings] == ["RSM201"]

@@ -55,3 +55,19 @@ def test_unredirectable_patterns_are_named_with_file_and_line(spirv_toolchain_fi
         assert f"RocmSpirv: {src}/CMakeLists.txt:{line}:" in text and f"[{rule}]" in text, (line, rule)
     assert f"rocm-spirv migrate {src} --diff" in text
     assert out.returncode != 0 and "'amdgcnspirv' is not a gfx target name" in text
+
+
+def test_configure_hook_honours_suppression_comments(spirv_toolchain_file: Path, tmp_path: Path) -> None:
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(MIGRATION / "unredirectable", src)
+    cml = src / "CMakeLists.txt"
+    lines = cml.read_text().splitlines(keepends=True)
+    assert lines[32].startswith('if(GPU_TARGETS MATCHES "gfx9")')
+    lines[32] = lines[32].rstrip("\n") + "  # rocm-spirv: ignore[RSM106]\n"
+    cml.write_text("".join(lines))
+    out = configure(src, tmp_path / "build", spirv_toolchain_file, check=False)
+    text = " ".join(out.stderr.split())
+    assert f"RocmSpirv: {src}/CMakeLists.txt:18:" in text and f"RocmSpirv: {src}/CMakeLists.txt:42:" in text
+    assert f"RocmSpirv: {src}/CMakeLists.txt:33:" not in text

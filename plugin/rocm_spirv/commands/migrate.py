@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import describe, locked
+from rocm_spirv.fsutil import describe, locked, write_atomic
+from rocm_spirv.migrate import gate as gating
 from rocm_spirv.migrate.apply import as_bytes, commit_order, plan, unified_diff
 from rocm_spirv.migrate.commit import apply_all, pending, recover
-from rocm_spirv.migrate.report import print_human, to_json
+from rocm_spirv.migrate.gate import Gate
+from rocm_spirv.migrate.report import print_table, to_json, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
 from rocm_spirv.term import console
@@ -23,10 +26,22 @@ def register(sub: Any) -> None:
     p = sub.add_parser("migrate", help="find per-arch build settings and code; retarget the build to SPIR-V")
     p.add_argument("path", type=Path, help="project folder (or one file) to scan")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 when findings remain")
+    mode.add_argument("--check", action="store_true",
+                      help="write nothing; exit 1 when findings at or above --fail-on remain")
     mode.add_argument("--diff", action="store_true", help="print the build edits --apply would make")
     mode.add_argument("--apply", action="store_true", help="edit CMake files in place (sources are never edited)")
-    p.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="report format")
+    p.add_argument("--format", choices=("text", "table", "json", "sarif"), default="text",
+                   help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
+    p.add_argument("--select", action="append", default=[], metavar="IDS",
+                   help="report only these rule ids or prefixes (RSM1, RSM204; comma-separated, repeatable)")
+    p.add_argument("--ignore", action="append", default=[], metavar="IDS",
+                   help="never report these rule ids or prefixes (comma-separated, repeatable)")
+    p.add_argument("--fail-on", choices=("error", "warning", "note"), default="warning",
+                   help="lowest severity that fails --check (default warning: notes never fail)")
+    p.add_argument("--baseline", type=Path, metavar="FILE",
+                   help="findings recorded in FILE (by --write-baseline) do not fail --check; new ones do")
+    p.add_argument("--write-baseline", type=Path, metavar="FILE",
+                   help="record today's findings in FILE (stable fingerprints, no line numbers)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="skip paths matching GLOB (repeatable; matches a name, a path or a path suffix)")
     p.set_defaults(func=_run)
@@ -52,6 +67,8 @@ def _run(args: argparse.Namespace) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
     base = root.resolve() if root.is_dir() else root.resolve().parent
+    gate = Gate(gating.check_rule_ids(args.select, "--select"), gating.check_rule_ids(args.ignore, "--ignore"),
+                args.fail_on, _baseline(args.baseline))
     mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"
     if not args.apply:
         if (journal := pending(base)) is not None:
@@ -74,13 +91,38 @@ def _run(args: argparse.Namespace) -> int:
                 apply_all(base, changes, s.stamps, commit_order(changes))
                 s = scan(root.resolve(), tuple(args.exclude))  # report what is left after the edits
     result = s.result
+    gating.filter_selected(result, gate)
+    verdict = gating.judge(result, gate)
     changed = sorted(changes)
+    if args.write_baseline is not None:
+        write_atomic(args.write_baseline, json.dumps(gating.baseline_json(
+            [f for f in result.findings if not f.handled and not f.suppressed]), indent=2) + "\n")
     if args.format == "json":
-        print(json.dumps(to_json(result, mode, changed), indent=2))
+        print(json.dumps(to_json(result, mode, changed, verdict, gate), indent=2))
     elif args.format == "sarif":
         print(json.dumps(to_sarif(result), indent=2))
+    elif args.format == "table":
+        print_table(console(), result, mode, changed)
     else:
-        print_human(console(), result, mode, changed)
+        write_text(sys.stdout, result, mode, changed, verdict, gate, _width())
     if args.check:  # a file it could not read is a file it could not check
-        return 1 if result.remaining or result.errors else 0
+        return 1 if verdict.failing or result.errors else 0
     return 0
+
+
+def _baseline(path: Path | None) -> frozenset[str] | None:
+    if path is None:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"cannot read baseline {path}: {err.strerror}",
+                        f"record one with `rocm-spirv migrate PATH --write-baseline {path}`") from None
+    return gating.read_baseline(text, str(path))
+
+
+def _width() -> int:
+    """The terminal's width on a terminal (at least 60); 80 in a pipe or a CI log."""
+    if sys.stdout.isatty():
+        return max(60, shutil.get_terminal_size((80, 24)).columns)
+    return 80

@@ -6,6 +6,7 @@ import itertools
 import re
 from dataclasses import dataclass, field, replace
 
+from rocm_spirv.migrate.cmake_conditions import REF, toolchain_value
 from rocm_spirv.migrate.cmake_lexer import Arg, CMakeSyntaxError, Command, parse, refs, split_list
 from rocm_spirv.migrate.findings import RULES, UNREACHABLE, Edit, FileReport, Finding, Redirect
 
@@ -16,12 +17,14 @@ TARGET_VARS = frozenset({
 ENV_VARS = frozenset({"PYTORCH_ROCM_ARCH", "HCC_AMDGPU_TARGET", "GPU_TARGETS", "AMDGPU_TARGETS", "HIP_ARCHITECTURES"})
 GFX = re.compile(r"(?<![A-Za-z0-9_])gfx[0-9]{2,4}[a-z]?(?::[a-z]+[+-])*(?![A-Za-z0-9_])", re.IGNORECASE)
 ARCH_ITEM = re.compile(r"^(gfx[0-9]{2,4}[a-z]?(:[a-z]+[+-])*|gfx[0-9]+-generic|all|native|amdgcnspirv)$", re.I)
+GFX_LOOSE = re.compile(r"gfx", re.IGNORECASE)  # in regexes too: MATCHES "^gfx9", "^gfx[0-9]+$"
 ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)
 GUARD_VAR = "ROCM_SPIRV_OFFLOAD"
 GUARD_OPEN = f'if(NOT {GUARD_VAR} STREQUAL "spirv")  # rocm-spirv migrate: per-arch list, unused under SPIR-V'
 GUARD_ELSE = "else()  # rocm-spirv migrate: what a SPIR-V toolchain file sets"
 NOTE = "# rocm-spirv migrate: "
-ARCH_FLAG = re.compile(r"^(--offload-arch|--cuda-gpu-arch)=(.+)$")
+# AMD GPU arch flags only: --offload-arch=sm_80 is CUDA, --cuda-gpu-arch=mp_21 is MUSA.
+ARCH_FLAG = re.compile(r"^(?:--offload-arch=(?!(?:sm|mp|compute)_)(.+)|--cuda-gpu-arch=((?:gfx|\$\{|\$<).+))$")
 FLAGS_VAR = re.compile(r"^CMAKE_(CXX|HIP|C|CUDA)_FLAGS(_[A-Z]+)?$")
 HOST_ONLY_FLAGS = frozenset({"--cuda-host-only", "--offload-host-only"})
 HIP_DEVICE = "hip::device"
@@ -62,7 +65,11 @@ class _Block:
     over_targets: bool = False
     body: list[str] = field(default_factory=list)
     arch_flags: bool = False  # the body passes --offload-arch=<entry>
+    dead: str = ""  # the branch is skipped once the toolchain file has set the lists: the condition that says so
+    taken: bool | None = False  # if(): an earlier branch is certainly taken under the toolchain values (None: maybe)
+    prior: list[Command] = field(default_factory=list)  # if(): the earlier branches' conditions
     flag_targets: set[str] = field(default_factory=set)  # targets those flags are put on
+    pinned_flags: bool = False  # some flag names a gfx target rather than the loop's entry
 
 
 @dataclass
@@ -165,6 +172,7 @@ class _Analyzer:
         self.option_targets: dict[str, Command] = {}  # -x hip / arch flags in target_compile_options
         self.device_links: dict[str, Command] = {}  # target_link_libraries(<t> … hip::device)
         self.host_only: dict[str, list[str]] = {}  # target -> why it has no device code
+        self.arch_lists: set[str] = set()  # variables set to gfx names (or copies of a target list) here
         self.find_hip: Command | None = None
         self.find_hip_guarded = False
         self.target_findings: dict[int, set[str]] = {}  # finding index -> targets whose retargeting fixes it
@@ -173,8 +181,16 @@ class _Analyzer:
     def guarded(self) -> bool:
         return any(b.guarded for b in self.stack)
 
+    def toolchain_dead(self) -> str:
+        """The condition of an enclosing branch that the toolchain file's list values make false, if any."""
+        return next((b.dead for b in self.stack if b.dead), "")
+
     def add(self, rule: str, cmd: Command, message: str, fix: str, redirect: Redirect,
             handled: bool | None = None) -> Finding:
+        dead = self.toolchain_dead()
+        if dead:  # e.g. inside if(GPU_TARGETS STREQUAL "all"): never runs once the toolchain file set the list
+            message = f"{message}; only under `{dead}`, which the toolchain file's lists make false"
+            redirect = Redirect.TOOLCHAIN
         f = Finding(RULES[rule], self.path, cmd.line, cmd.start - _line_begin(self.src, cmd.start) + 1, message,
                     fix, redirect, self.guarded() if handled is None else handled, _snippet(self.src, cmd))
         self.report.findings.append(f)
@@ -201,10 +217,27 @@ class _Analyzer:
                 return b
         return None
 
+    def arch_names(self) -> set[str]:
+        """Variables that hold GPU arch names here: the target lists, lists set to gfx names in this file
+        and loop variables over either. A foreach variable over anything else shadows the name."""
+        names = (set(TARGET_VARS) | self.arch_lists)
+        for b in self.stack:
+            if b.kind == "foreach":
+                (names.add if b.over_targets else names.discard)(b.loop_var)
+        return names
+
+    def amd_mcpu(self, word: str) -> bool:
+        """-mcpu=gfx90a or -mcpu=${arch} over an arch list; not -mcpu=power9 or -mcpu=${CMAKE_SYSTEM_PROCESSOR}."""
+        if "-mcpu=" not in word:
+            return False
+        value = word.split("-mcpu=", 1)[1]
+        if GFX.match(value):
+            return True
+        return bool({r.name for r in refs(value) if r.kind == "var"} & self.arch_names())
+
     def mentions_targets(self, cmd: Command) -> bool:
-        loops = {b.loop_var for b in self.stack if b.kind == "foreach" and b.over_targets}
         referenced = {r.name for a in cmd.args for r in refs(a.value) if r.kind in ("var", "cache")}
-        return bool(referenced & (TARGET_VARS | loops))
+        return bool(referenced & self.arch_names())
 
     # -- the walk ----------------------------------------------------------------------------
     def run(self) -> tuple[FileReport, CMakeFacts]:
@@ -229,8 +262,10 @@ class _Analyzer:
         if name in ("else", "elseif") and self.stack and self.stack[-1].kind == "if":
             top = self.stack[-1]
             top.guarded = GUARD_VAR in {n for a in cmd.args for n in _names(a)} if name == "elseif" else top.guarded
-            if name == "elseif":
+            if name == "elseif":  # its condition is evaluated unless an earlier branch is certainly taken
+                top.dead = f"the else() of {_snippet(self.src, top.cmd).strip()}" if top.taken is True else ""
                 self.condition(cmd)
+            self.next_branch(top, cmd if name == "elseif" else None)
             return
         if name == "cmake_minimum_required" and "VERSION" in values:
             idx = values.index("VERSION")
@@ -266,8 +301,10 @@ class _Analyzer:
         loop = self.in_loop_over_targets()
         if loop is not None and name in DEFINES_SOURCES:
             loop.body.append(name)
-        if loop is not None and any("-mcpu=" in w for w in _words(cmd)):
+        if loop is not None and any(self.amd_mcpu(w) for w in _words(cmd)):
             loop.body.append("-mcpu=")
+        if loop is not None and any("clang-offload-bundler" in w or w.startswith("-targets=") for w in _words(cmd)):
+            loop.body.append("clang-offload-bundler")  # one bundle entry per arch: never a mere probe
         if loop is not None and any(ARCH_FLAG.match(w) for w in _flag_words(cmd)):
             loop.arch_flags = True
 
@@ -340,16 +377,17 @@ class _Analyzer:
         upper = {v.upper() for v in values}
         if GUARD_VAR in names:
             return
-        targets = names & TARGET_VARS
+        arch = self.arch_names()
+        targets = names & arch
         allow = {n for n in names if ALLOW_NAME.search(n) and n not in TARGET_VARS}
-        if "IN_LIST" in upper and allow:
+        if "IN_LIST" in upper and allow and (targets or allow & self.arch_lists):
             self.add("RSM108", cmd, f"the condition validates target names against {', '.join(sorted(allow))}",
                      "accept amdgcnspirv (or skip the check when ROCM_SPIRV_OFFLOAD is spirv)", Redirect.BUILD_FILE)
             return
-        loop_vars = {b.loop_var for b in self.stack if b.kind == "foreach" and b.over_targets}
-        compared = bool(upper & COMPARISONS) or any(GFX.search(v) for v in values)
-        if (targets or names & loop_vars) and compared:
-            what = ", ".join(sorted(targets or names & loop_vars))
+        # Per-arch only when a gfx name is compared: `if(GPU_TARGETS STREQUAL "all")` holds under SPIR-V too.
+        compared = any(GFX_LOOSE.search(v) for v in values) or ("IN_LIST" in upper and bool(names & self.arch_lists))
+        if targets and compared:
+            what = ", ".join(sorted(targets))
             self.add("RSM106", cmd, f"branches on {what}; under amdgcnspirv the per-arch branch is not taken",
                      "decide at JIT time with __builtin_amdgcn_processor_is in device code, or branch on "
                      "ROCM_SPIRV_OFFLOAD", Redirect.BUILD_FILE)
@@ -361,7 +399,20 @@ class _Analyzer:
         defaults: frozenset[str] = frozenset()
         if upper[:1] == ["NOT"] and not (set(upper) & COMPARISONS):
             defaults = frozenset(names & TARGET_VARS)
-        self.stack.append(_Block("if", cmd, guarded=GUARD_VAR in names, defaults=defaults))
+        block = _Block("if", cmd, guarded=GUARD_VAR in names, defaults=defaults)
+        self.next_branch(block, cmd)
+        self.stack.append(block)
+
+    def next_branch(self, block: _Block, cond: Command | None) -> None:
+        """Whether the branch that starts here runs once the toolchain file has set the target lists."""
+        value = toolchain_value(cond) if cond is not None else True
+        head = _snippet(self.src, block.cmd).strip()
+        dead = block.taken is True or value is False
+        block.dead = "" if not dead else head if cond is block.cmd else f"the else() of {head}"
+        if cond is not None:
+            block.prior.append(cond)
+        block.taken = True if block.taken is True or value is True else None if (
+            block.taken is None or value is None) else False
 
     def open_foreach(self, cmd: Command) -> None:
         values = cmd.values()
@@ -373,7 +424,7 @@ class _Analyzer:
             if a.kind == "unquoted" and a.value in ("IN", "LISTS", "ITEMS", "ZIP_LISTS"):
                 continue
             listed = a.kind == "unquoted" and any(r.value == "LISTS" for r in rest[:i])
-            if (names & TARGET_VARS and ("${" in a.value or listed)) or GFX.search(a.value):
+            if (names & self.arch_names() and ("${" in a.value or listed)) or GFX.search(a.value):
                 over = True
         self.stack.append(_Block("foreach", cmd, loop_var=loop_var, over_targets=over))
 
@@ -386,7 +437,8 @@ class _Analyzer:
             self.add("RSM103", b.cmd, f"foreach over the target list adds one --offload-arch= per entry "
                      f"({b.loop_var}) to options or properties", "rocm_spirv_target() on the targets that get "
                      "these flags strips them (--apply adds it); a toolchain list of amdgcnspirv makes the loop "
-                     "add --offload-arch=amdgcnspirv", Redirect.TOOLCHAIN, handled=handled)
+                     "add --offload-arch=amdgcnspirv", Redirect.BUILD_FILE if b.pinned_flags else Redirect.TOOLCHAIN,
+                     handled=handled)
             return
         if not body:
             return
@@ -397,6 +449,8 @@ class _Analyzer:
                      "time (a probe or filter)", "check the command accepts amdgcnspirv (the redirected list "
                      "hands it that one target)", Redirect.TOOLCHAIN, handled=handled)
             return
+        if b.arch_flags:
+            body.append("--offload-arch=")
         self.add("RSM107", b.cmd, f"foreach over the target list runs {', '.join(body)} per arch",
                  "under SPIR-V generate one variant (skip the loop when ROCM_SPIRV_OFFLOAD is spirv) or keep these "
                  "kernels native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …)", Redirect.BUILD_FILE,
@@ -440,6 +494,12 @@ class _Analyzer:
             rest = [v for v in rest if v != "PARENT_SCOPE"]
         items = [i for v in rest for i in split_list(v)]
         gfx_items = [i for i in items if GFX.search(i)]
+        copied = [m.group(1) for i in items if (m := REF.match(i))]
+        if items and len(copied) == len(items) and set(copied) <= self.arch_names():
+            self.arch_lists.add(var)
+            return  # a copy of a list: the list's origin is the finding
+        if gfx_items and var not in TARGET_VARS:
+            self.arch_lists.add(var)
         spirv = f"set({var} amdgcnspirv{' PARENT_SCOPE' if 'PARENT_SCOPE' in values else ''})"
         if var == "HCC_AMDGPU_TARGET":
             if items and all(i.lower() == "amdgcnspirv" for i in items):
@@ -478,8 +538,12 @@ class _Analyzer:
         if len(values) < 2:
             return
         op, var = values[0].upper(), values[1]
-        is_target = var in TARGET_VARS or bool(ALLOW_NAME.search(var))
-        if op in ("FILTER", "REMOVE_ITEM") and (var in TARGET_VARS or ALLOW_NAME.search(var)):
+        # a list of arch names: a target list, one set to gfx names here, or an allow-list the command
+        # itself feeds arch names (list(FIND SUPPORTED ${arch} …)); not list(FIND CURL_KNOWN_PROTOCOLS …)
+        others = {r.name for v in values[2:] for r in refs(v) if r.kind == "var"}
+        is_target = var in TARGET_VARS or var in self.arch_lists or (
+            bool(ALLOW_NAME.search(var)) and bool(others & self.arch_names() or any(GFX.search(v) for v in values)))
+        if op in ("FILTER", "REMOVE_ITEM") and is_target:
             self.add("RSM108", cmd, f"list({op} {var} …) filters target names; it can drop amdgcnspirv",
                      "skip the filter when ROCM_SPIRV_OFFLOAD is spirv", Redirect.BUILD_FILE)
         elif op == "FIND" and is_target:
@@ -551,20 +615,17 @@ class _Analyzer:
         arch = [w for w in words if ARCH_FLAG.match(w) and "amdgcnspirv" not in w]
         arch += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--offload-arch" and
                  words[i + 1] != "amdgcnspirv"]
-        mcpu = [w for w in words if w.startswith("-mcpu=gfx") or w.startswith("-mcpu=${")]
+        mcpu = [w for w in words if self.amd_mcpu(w)]
         loop = self.in_loop_over_targets()
         if loop is not None:
             if not arch:
                 return  # -mcpu= in a per-arch loop is the loop's finding (RSM107)
-            entry = all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch)
             on = _option_target(cmd)
             if on:
                 loop.flag_targets.add(on)
-                self.target_findings.setdefault(len(self.report.findings), set()).add(on)
-            self.add("RSM103", cmd, f"passes {arch[0]} in {cmd.name}() once per entry of the target list",
-                     "a toolchain list of amdgcnspirv makes it --offload-arch=amdgcnspirv; rocm_spirv_target() strips "
-                     "it from target options", Redirect.TOOLCHAIN if entry else Redirect.BUILD_FILE)
-            return
+            if not all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
+                loop.pinned_flags = True
+            return  # one construct: the loop's finding at its foreach() names these flags
         if not (arch or mcpu):
             return
         values = cmd.values()

@@ -1,18 +1,21 @@
-"""Human (rich) and JSON views of a scan. The JSON layout is documented in docs/migrate.md."""
+"""Views of a scan: compiler-style text, the rich table, JSON. The JSON layout is documented in docs/migrate.md."""
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
-from typing import Any
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
 
 from rocm_spirv.migrate.findings import ScanResult
-from rocm_spirv.term import esc
+from rocm_spirv.migrate.gate import TOOLCHAIN_HANDLED, Gate, Verdict, fingerprints
+from rocm_spirv.term import esc, plain
 
 JSON_SCHEMA_ID = "rocm-spirv/migrate-report/1"
 _STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
+WIDTH = 80
 
 
 def summary(result: ScanResult) -> dict[str, Any]:
@@ -21,7 +24,8 @@ def summary(result: ScanResult) -> dict[str, Any]:
         "files_scanned": result.files_scanned,
         "findings": len(result.findings),
         "remaining": len(remaining),
-        "handled": len(result.findings) - len(remaining),
+        "handled": sum(f.handled for f in result.findings),
+        "suppressed": sum(f.suppressed and not f.handled for f in result.findings),
         "by_severity": dict(sorted(Counter(f.severity.value for f in remaining).items())),
         "by_rule": dict(sorted(Counter(f.rule.id for f in remaining).items())),
         "by_redirect": dict(sorted(Counter(f.redirect.value for f in remaining).items())),
@@ -29,19 +33,62 @@ def summary(result: ScanResult) -> dict[str, Any]:
     }
 
 
-def to_json(result: ScanResult, mode: str, changed: list[str]) -> dict[str, Any]:
-    return {
+def to_json(result: ScanResult, mode: str, changed: list[str], verdict: Verdict | None = None,
+            gate: Gate | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
         "schema": JSON_SCHEMA_ID,
         "root": result.root,
         "mode": mode,
         "summary": summary(result),
         "changed_files": sorted(changed),
-        "findings": [f.to_json() for f in result.findings],
+        "findings": [f.to_json() | {"fingerprint": fp}
+                     for f, fp in zip(result.findings, fingerprints(result.findings), strict=True)],
         "errors": [{"path": r.path, "message": r.error} for r in result.errors],
     }
+    if verdict is not None and gate is not None:
+        out["gate"] = {"fail_on": gate.fail_on, "failing": len(verdict.failing), "baselined": verdict.baselined,
+                       "suppressed": verdict.suppressed, "toolchain_handled": verdict.toolchain}
+    return out
 
 
-def print_human(console: Console, result: ScanResult, mode: str, changed: list[str]) -> None:
+def _wrap(text: str, width: int) -> list[str]:
+    """Indented continuation lines; words (paths, ids, flags) are never split."""
+    return textwrap.wrap(text, width=width, initial_indent="    ", subsequent_indent="      ",
+                         break_long_words=False, break_on_hyphens=False) or ["    "]
+
+
+def write_text(out: TextIO, result: ScanResult, mode: str, changed: list[str], verdict: Verdict, gate: Gate,
+               width: int = WIDTH) -> None:
+    """`path:line:col: severity: message [RSMxxx]` per finding (one line, whole, for editors and CI
+    problem matchers), the remedy wrapped under it, then one summary line."""
+    for f in result.remaining:
+        out.write(f"{plain(f.path)}:{f.line}:{max(1, f.column)}: {f.severity.value}: {plain(f.message)} "
+                  f"[{f.rule.id}]\n")
+        for line in _wrap(f"fix: {plain(f.fix)}", width):
+            out.write(line + "\n")
+        if f.redirect in TOOLCHAIN_HANDLED:
+            out.write(f"    (the generated toolchain file handles this: redirect {f.redirect.value})\n")
+    for r in result.errors:
+        out.write(f"{plain(r.path)}: error: {plain(r.error)}\n")
+    s = summary(result)
+    by = s["by_severity"]
+    counts = ", ".join(f"{by[k]} {k}{'s' if by[k] != 1 else ''}" for k in ("error", "warning", "note") if k in by)
+    extra = [f"{verdict.toolchain} handled by the toolchain file" if verdict.toolchain else "",
+             f"{s['handled']} already handled" if s["handled"] else "",
+             f"{verdict.suppressed} suppressed" if verdict.suppressed else "",
+             f"{verdict.baselined} in the baseline" if verdict.baselined else "",
+             f"{len(result.errors)} unreadable" if result.errors else ""]
+    tail = "; ".join(e for e in extra if e)
+    files = f"{s['files_scanned']} file{'s' if s['files_scanned'] != 1 else ''}"
+    out.write(f"{files} scanned: {counts or 'no findings'}; {len(verdict.failing)} fail --check "
+              f"(--fail-on {gate.fail_on}){'; ' + tail if tail else ''}\n")
+    if mode == "apply":
+        out.write(f"changed {len(changed)} file(s): {plain(', '.join(sorted(changed))) or 'none'}\n")
+    elif changed and mode in ("report", "check"):
+        out.write(f"--apply would change {len(changed)} CMake file(s); --diff shows how\n")
+
+
+def print_table(console: Console, result: ScanResult, mode: str, changed: list[str]) -> None:
     remaining = result.remaining
     if remaining:
         table = Table(title=f"rocm-spirv migrate: {esc(result.root)}", show_lines=False)

@@ -6,6 +6,7 @@ from typing import Any
 
 from rocm_spirv import __version__
 from rocm_spirv.migrate.findings import RULES, ScanResult
+from rocm_spirv.migrate.gate import FINGERPRINT_KEY, fingerprints
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/rocm-spirv/rocm-spirv/blob/main/docs/migrate.md"
@@ -17,17 +18,18 @@ def to_sarif(result: ScanResult, include_handled: bool = False) -> dict[str, Any
         "name": r.name,
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": r.help},
-        "help": {"text": r.help, "markdown": f"**{r.summary}**\n\n{r.help}"},
+        "help": {"text": r.help, "markdown": f"**{r.summary}**\n\n{r.help}\n\nExample (`{r.example[0]}`):\n\n"
+                 f"```\n{r.example[1]}```"},
         "helpUri": f"{INFO_URI}#{r.id.lower()}",
         "defaultConfiguration": {"level": r.severity.sarif_level},
         "properties": {"tags": ["rocm-spirv", "portability"]},
     } for r in RULES.values()]
     index = {r.id: i for i, r in enumerate(RULES.values())}
     results = []
-    for f in result.findings:
+    for f, fp in zip(result.findings, fingerprints(result.findings), strict=True):
         if f.handled and not include_handled:
             continue
-        results.append({
+        entry: dict[str, Any] = {
             "ruleId": f.rule.id,
             "ruleIndex": index[f.rule.id],
             "level": f.severity.sarif_level,
@@ -36,8 +38,12 @@ def to_sarif(result: ScanResult, include_handled: bool = False) -> dict[str, Any
                 "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": f.line, "startColumn": max(1, f.column)},
             }}],
+            "partialFingerprints": {FINGERPRINT_KEY: fp},
             "properties": {"redirect": f.redirect.value},
-        })
+        }
+        if f.suppressed:
+            entry["suppressions"] = [{"kind": "inSource", "justification": "rocm-spirv: ignore comment"}]
+        results.append(entry)
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",

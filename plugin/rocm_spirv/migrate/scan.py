@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_spirv.fsutil import NotRegularFile, open_regular
-from rocm_spirv.migrate import cmake_rules, presets, source_rules
+from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import FileReport, ScanResult
 from rocm_spirv.migrate.walk import walk
@@ -91,6 +91,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         if first is not None:
             top_policy = cmake_rules.analyze("CMakeLists.txt", for_analysis(first),
                                              Context(top_level=True))[1].policy_version
+    arch_macros: set[str] = set()
+    live_macros: set[str] = set()
     for rel, kind in walk(root, exclude):
         result.files_scanned += 1
         read = _read(base / rel)
@@ -112,10 +114,39 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                         out.stamps[rel] = read.stamp
             elif kind == "presets":
                 report = presets.analyze(rel, for_analysis(text))
+            elif kind == "make":
+                report = make_rules.analyze(rel, text)
             else:
                 report = source_rules.analyze(rel, text)
+                arch_macros |= report.arch_macros
+                live_macros |= report.live_macros
         except RecursionError:  # absurdly nested JSON or CMake: data, not build logic
             report = FileReport(rel, kind, error="nested too deeply to analyze; skipped")
+        if report.findings:
+            gate.mark_suppressed(report.findings, text)
         if report.findings or report.edits or report.error:
             result.files.append(report)
+    _drop_arch_derived(result, arch_macros - live_macros)
+    if live_macros & source_rules.WAVEFRONT_NAMES:
+        _drop_wavefront_uses(result)
     return out
+
+
+def _drop_wavefront_uses(result: ScanResult) -> None:
+    """The project #defines the wavefront macro itself (a fallback of 64): that definition is the one finding."""
+    for report in result.files:
+        if report.kind == "source":
+            report.findings[:] = [f for f in report.findings
+                                  if not (f.rule.id == "RSM202" and f.message.endswith(source_rules.WAVE_USE))]
+    result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
+
+
+def _drop_arch_derived(result: ScanResult, derived: set[str]) -> None:
+    """A macro one header defines only under arch macros (`#define HAS_MFMA` inside `#if defined(__gfx90a__)`)
+    is undefined under SPIR-V everywhere: code behind it elsewhere is dead, and its definition is the finding."""
+    if not derived:
+        return
+    for report in result.files:
+        if report.kind == "source":
+            report.findings[:] = [f for f in report.findings if source_rules.live_under(f.conditions, derived)]
+    result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]

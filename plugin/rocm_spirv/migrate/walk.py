@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 PRESETS = frozenset({"CMakePresets.json", "CMakeUserPresets.json"})
 SOURCE_SUFFIXES = frozenset({".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".c", ".h", ".hh", ".hpp",
                              ".hxx", ".inl", ".ipp", ".tpp", ".cl"})
@@ -14,9 +15,11 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "n
 
 
 def classify(name: str) -> str | None:
-    """cmake, presets, source, or None for files the scan ignores."""
+    """cmake, make, presets, source, or None for files the scan ignores."""
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return "cmake"
+    if name in MAKEFILES or name.endswith(".mk"):
+        return "make"
     if name in PRESETS:
         return "presets"
     dot = name.rfind(".")

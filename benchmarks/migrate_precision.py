@@ -1,0 +1,171 @@
+"""Precision and recall of `rocm-spirv migrate` on real ROCm code that is not part of this repository.
+
+The trees are what Debian installs (HIP 5.2's headers and CMake packages from libamdhip64-dev, CMake's own
+modules from cmake-data); the per-arch constructs in them are hand-labelled in data/migrate_truth.json by
+reading every line a naive scanner flags. A naive scanner here is one candidate per source line that
+mentions an arch macro, the wavefront macro, `asm`, `warpSize`, a feature builtin or
+`__has_builtin(__builtin_amdgcn_…)`, and per CMake line that mentions a gfx name, an arch flag, an
+`-amdgpu-` option, a target-list variable or a *SUPPORTED*/*VALID*/*ALLOWED*/*KNOWN* list (comments
+excluded). Acceptance (issue 16): recall >= 95 % and false positives <= 5 % of the naive candidates.
+A finding counts as true when its path and line are a labelled construct's, once per construct: a second
+finding on the same construct counts as false.
+
+    PYTHONPATH=plugin python benchmarks/migrate_precision.py [--before PLUGIN_DIR]
+
+--before scores another version of the package too (e.g. `git archive d938853 plugin | tar -x -C /tmp/old`,
+then --before /tmp/old/plugin), run in a subprocess so the two versions never share a module.
+
+Writes results/migrate_precision.json and results/migrate_precision.md; exits 1 if a target is missed,
+2 if a tree is not installed (apt-get install libamdhip64-dev cmake-data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from rocm_spirv.migrate.pp import ARCH_MACRO
+from rocm_spirv.migrate.scan import scan
+from rocm_spirv.migrate.source_rules import FEATURE_BUILTIN, HAS_BUILTIN, INLINE_ASM, WAVEFRONT, strip
+from rocm_spirv.migrate.walk import walk
+
+HERE = Path(__file__).resolve().parent
+TRUTH = HERE / "data" / "migrate_truth.json"
+RESULTS = HERE / "results"
+RECALL_TARGET = 0.95
+FP_TARGET = 0.05
+NAIVE_SOURCE = (ARCH_MACRO, WAVEFRONT, INLINE_ASM, re.compile(r"\bwarpSize\b"), FEATURE_BUILTIN, HAS_BUILTIN)
+NAIVE_CMAKE = re.compile(
+    r"gfx[0-9]|--offload-arch|--cuda-gpu-arch|--?amdgpu-target|-mcpu=|-amdgpu-"
+    r"|\b(GPU_TARGETS|AMDGPU_TARGETS|CMAKE_HIP_ARCHITECTURES|HIP_ARCHITECTURES|HCC_AMDGPU_TARGET|GPU_ARCHS"
+    r"|PYTORCH_ROCM_ARCH)\b|\w*(SUPPORTED|VALID|ALLOWED|KNOWN)\w*", re.IGNORECASE)
+
+
+def naive(root: Path) -> int:
+    """Candidate lines of the naive scanner."""
+    count = 0
+    for rel, kind in walk(root):
+        text = (root / rel).read_text(errors="replace")
+        if kind == "source":
+            count += sum(any(rx.search(line) for rx in NAIVE_SOURCE) for line in strip(text).splitlines())
+        elif kind == "cmake":
+            count += sum(bool(NAIVE_CMAKE.search(line.split("#", 1)[0])) for line in text.splitlines())
+    return count
+
+
+def version(package: str) -> str:
+    proc = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True,
+                          check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+BEFORE = ("import json, sys; from pathlib import Path; from rocm_spirv.migrate.scan import scan; "
+          "print(json.dumps([[f.path, f.line, f.rule.id] for f in scan(Path(sys.argv[1])).result.findings]))")
+
+
+def findings_of(root: Path, plugin: Path | None) -> list[tuple[str, int, str]]:
+    if plugin is None:
+        return [(f.path, f.line, f.rule.id) for f in scan(root).result.findings]
+    proc = subprocess.run([sys.executable, "-c", BEFORE, str(root)], capture_output=True, text=True, check=True,
+                          env={"PYTHONPATH": str(plugin), "PATH": "/usr/bin:/bin"})
+    return [(p, int(line), rule) for p, line, rule in json.loads(proc.stdout)]
+
+
+def measure(tree: dict[str, Any], plugin: Path | None = None) -> dict[str, Any]:
+    root = Path(tree["root"])
+    truth = {(p, line): rule for p, line, rule, _ in tree["constructs"]}
+    findings = findings_of(root, plugin)
+    reported = {(p, line): rule for p, line, rule in findings}
+    tp = sorted(k for k in reported if k in truth)
+    # every finding beyond one per construct is noise: a second finding on a true line counts as false
+    seen: set[tuple[str, int]] = set()
+    fp = []
+    for p, line, _ in findings:
+        if (p, line) in truth and (p, line) not in seen:
+            seen.add((p, line))
+        else:
+            fp.append((p, line))
+    fn = sorted(k for k in truth if k not in reported)
+    candidates = naive(root)
+    return {
+        "tree": tree["name"], "root": tree["root"], "package": tree["package"],
+        "labelled_version": tree["version"], "installed_version": version(tree["package"]),
+        "naive_candidates": candidates, "constructs": len(truth), "findings": len(findings),
+        "true_positives": len(tp), "false_positives": len(fp), "missed": len(fn),
+        "recall": len(tp) / len(truth) if truth else 1.0,
+        "false_positive_share_of_naive": len(fp) / candidates if candidates else 0.0,
+        "false_positive_list": [f"{p}:{line} {reported[(p, line)]}" for p, line in fp],
+        "missed_list": [f"{p}:{line} {truth[(p, line)]}" for p, line in fn],
+    }
+
+
+def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    total: dict[str, Any] = {"tree": "all", "naive_candidates": sum(r["naive_candidates"] for r in rows)}
+    for key in ("constructs", "findings", "true_positives", "false_positives", "missed"):
+        total[key] = sum(r[key] for r in rows)
+    total["recall"] = total["true_positives"] / total["constructs"]
+    total["false_positive_share_of_naive"] = total["false_positives"] / total["naive_candidates"]
+    total["met"] = total["recall"] >= RECALL_TARGET and total["false_positive_share_of_naive"] <= FP_TARGET
+    return total
+
+
+def markdown(rows: list[dict[str, Any]], total: dict[str, Any], before: dict[str, Any] | None) -> str:
+    out = ["# migrate precision on held-out real code", "",
+           "`PYTHONPATH=plugin python benchmarks/migrate_precision.py`; labels in "
+           "`benchmarks/data/migrate_truth.json` (one per construct, checked by reading the code).", "",
+           "| tree | package (version) | naive candidates | constructs | findings | true | false | missed | "
+           "recall | FP / naive |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in [*rows, total]:
+        out.append(f"| {r['tree']} | {r.get('package', '')} {r.get('installed_version', '')} | "
+                   f"{r['naive_candidates']} | {r['constructs']} | {r['findings']} | {r['true_positives']} | "
+                   f"{r['false_positives']} | {r['missed']} | {r['recall']:.1%} | "
+                   f"{r['false_positive_share_of_naive']:.1%} |")
+    out += ["", f"Targets: recall >= {RECALL_TARGET:.0%}, false positives <= {FP_TARGET:.0%} of the naive "
+            f"candidates. Met: {'yes' if total['met'] else 'no'}.", ""]
+    if before is not None:
+        out += [f"Before (`--before {before['plugin']}`): {before['findings']} findings, "
+                f"{before['true_positives']} true, {before['false_positives']} false, {before['missed']} missed: "
+                f"recall {before['recall']:.1%}, false positives {before['false_positive_share_of_naive']:.1%} "
+                "of the naive candidates.", ""]
+    out += ["How counted: a naive candidate is a line the token grep of this script flags (comments excluded). "
+            "A construct is a labelled entry of data/migrate_truth.json, written by reading every naive candidate "
+            "line and its context (what is not a construct, and why, is listed there too). A finding is true once "
+            "per construct; any other finding, a second one on the same construct included, is false. "
+            "The trees are Debian packages nothing in this repository's tests scans (the tests pin "
+            "librocprim-dev, librocrand-dev, libhipsparse-dev, librocsparse-dev and rocm-cmake instead).", ""]
+    for r in rows:
+        for label, key in (("false positives", "false_positive_list"), ("missed", "missed_list")):
+            if r[key]:
+                out.append(f"- {r['tree']}, {label}: {', '.join(r[key])}")
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, help="another version's plugin/ folder to score too")
+    args = parser.parse_args()
+    data = json.loads(TRUTH.read_text())
+    missing = [t["package"] for t in data["trees"] if not Path(t["root"]).is_dir()]
+    if missing:
+        print(f"migrate_precision: {missing[0]} is not installed; apt-get install {missing[0]}", file=sys.stderr)
+        return 2
+    rows = [measure(t) for t in data["trees"]]
+    total = totals(rows)
+    before = None
+    if args.before is not None:
+        before = totals([measure(t, args.before) for t in data["trees"]]) | {"plugin": str(args.before)}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "migrate_precision.json").write_text(json.dumps({"trees": rows, "total": total, "before": before},
+                                                               indent=2) + "\n")
+    (RESULTS / "migrate_precision.md").write_text(markdown(rows, total, before))
+    print(markdown(rows, total, before))
+    return 0 if total["met"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

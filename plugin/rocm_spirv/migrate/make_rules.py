@@ -1,0 +1,92 @@
+"""Findings for GNU Makefiles (Makefile, makefile, GNUmakefile, *.mk). Reported only: --apply never edits
+a Makefile; the remedy says how to retarget it from the make command line."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rocm_spirv.migrate.cmake_rules import ARCH_ITEM, GFX, TARGET_VARS
+from rocm_spirv.migrate.findings import RULES, FileReport, Finding, Redirect
+
+# Make variables projects keep their GPU list in, besides the CMake spellings.
+MAKE_LIST_VARS = TARGET_VARS | {"OFFLOAD_ARCH", "OFFLOAD_ARCHS", "HIP_ARCH", "HIP_ARCHS", "GPU_ARCH", "AMDGPU_ARCH",
+                                "AMDGPU_ARCHS", "GFX_ARCH", "GFX_ARCHS", "ROCM_ARCH", "HIP_OFFLOAD_ARCH"}
+ASSIGN = re.compile(r"^(?P<override>override\s+)?(?:export\s+)?(?P<var>[A-Za-z_][A-Za-z0-9_.-]*)\s*"
+                    r"(?P<op>\?=|::?=|:::=|\+=|!=|=)\s*(?P<value>.*)$")
+ARCH_FLAG = re.compile(r"(?:--offload-arch|--cuda-gpu-arch|--amdgpu-target|-mcpu)=(?P<value>\S+)")
+REF = re.compile(r"\$[({](?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[)}]")
+STEM = re.compile(r"^\$(?:\*|\(\*[DF]?\)|\{\*[DF]?\})$")  # $* $(*F): a pattern rule's stem
+
+
+@dataclass(frozen=True)
+class _Line:
+    no: int  # first physical line
+    text: str  # backslash continuations joined, comment removed
+    recipe: bool
+
+
+def _logical_lines(text: str) -> list[_Line]:
+    out: list[_Line] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        start, recipe = i, lines[i].startswith("\t")
+        buf = lines[i]
+        while buf.endswith("\\") and i + 1 < len(lines):
+            i += 1
+            buf = buf[:-1] + " " + lines[i].lstrip()
+        if not recipe:  # a recipe's '#' belongs to the shell line; elsewhere it starts a comment
+            buf = re.sub(r"(?<!\\)#.*$", "", buf)
+        out.append(_Line(start + 1, buf, recipe))
+        i += 1
+    return out
+
+
+def _finding(path: str, rule: str, line: _Line, col: int, message: str, fix: str, redirect: Redirect) -> Finding:
+    return Finding(RULES[rule], path, line.no, col, message, fix, redirect, False, line.text.strip()[:120])
+
+
+def analyze(path: str, text: str) -> FileReport:
+    report = FileReport(path, "make")
+    if "gfx" not in text and "offload-arch" not in text and "amdgpu-target" not in text:
+        return report
+    lists: set[str] = set()  # variables set to arch names here: flags built from them are theirs
+    add = report.findings.append
+    for line in _logical_lines(text):
+        m = None if line.recipe else ASSIGN.match(line.text.strip())
+        if m is not None:
+            var, op, value = m.group("var"), m.group("op"), m.group("value")
+            items = value.split()
+            gfx = [i for i in items if GFX.search(i)]
+            names_only = all(ARCH_ITEM.match(i) for i in items)
+            if gfx and (names_only or (var in MAKE_LIST_VARS and not ARCH_FLAG.search(value))):
+                lists.add(var)
+                if m.group("override"):
+                    add(_finding(path, "RSM301", line, 1, f"override {var} {op} {' '.join(gfx[:6])}: the command "
+                                 "line cannot change it", f"drop `override`, then `make {var}=amdgcnspirv`",
+                                 Redirect.BUILD_FILE))
+                else:
+                    how = "an environment variable or " if op == "?=" else ""
+                    add(_finding(path, "RSM301", line, 1, f"{var} {op} {' '.join(gfx[:6])}: a per-arch target "
+                                 f"list", f"build with `make {var}=amdgcnspirv` ({how}a command-line value "
+                                 f"overrides `{op}`); --apply leaves Makefiles alone", Redirect.MAKE_VARIABLE))
+                continue
+        for fm in ARCH_FLAG.finditer(line.text):
+            value = fm.group("value")
+            refs = {r.group("name") for r in REF.finditer(value)}
+            if STEM.match(value):
+                add(_finding(path, "RSM302", line, fm.start() + 1, f"{fm.group(0)}: a pattern rule builds one "
+                             "object per arch from its stem", "under SPIR-V build one object: a rule for "
+                             "--offload-arch=amdgcnspirv (or keep native objects for hybrid)",
+                             Redirect.BUILD_FILE))
+                break
+            if GFX.search(value) and "amdgcnspirv" not in value:
+                add(_finding(path, "RSM302", line, fm.start() + 1, f"{fm.group(0)} is hard-coded",
+                             "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES) with "
+                             "HIP_ARCHITECTURES ?= gfx…), then `make HIP_ARCHITECTURES=amdgcnspirv`",
+                             Redirect.BUILD_FILE))
+                break
+            if refs & lists:
+                break  # fed by a list reported at its assignment: the list is the construct
+    return report

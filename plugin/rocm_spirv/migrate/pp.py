@@ -1,0 +1,188 @@
+"""Preprocessor conditions as the AMD SPIR-V device pass sees them: a three-valued evaluator.
+
+A branch is dead when its condition is false for `--offload-arch=amdgcnspirv` device compiles:
+NVIDIA-only (`__HIP_PLATFORM_NVIDIA__`, `__CUDA_ARCH__`, `__NVCC__`), host-only
+(`!defined(__HIP_DEVICE_COMPILE__)`, CPU ISA macros such as `__x86_64__` and `__powerpc__` — a device
+function never holds host assembly) and per-arch (`__gfx*__`, `__GFX*__`, which are undefined under SPIR-V).
+Anything the evaluator cannot decide (project macros, `__has_builtin`, include guards) is None and the
+branch counts as live, so a finding is never hidden by a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+Value = int | None  # None: not known from the device environment
+MAX_TOKENS = 2048
+
+# Defined (with their value) for an amdgcnspirv device compile.
+DEVICE_DEFINED: Mapping[str, int] = {
+    "__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIP_DEVICE_COMPILE__": 1, "__HIP__": 1,
+    "__HIPCC__": 1, "__SPIRV__": 1, "__SPIRV64__": 1, "__AMDGCN__": 1, "__AMDGPU__": 1, "__amdgcn__": 1,
+    "__clang__": 1, "__HIP_ROCclr__": 1,
+}
+# Not defined for it. Arch macros are matched by ARCH_MACRO; CPU ISA macros mark host code.
+DEVICE_UNDEFINED = frozenset({
+    "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "__HIP_CPU_RT__", "__CUDA_ARCH__", "__NVCC__", "__NVCOMPILER",
+    "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "__amdgcn_processor__", "__AMDGCN_CUMODE__",
+    "__x86_64__", "__x86_64", "__i386__", "__i386", "_M_X64", "_M_IX86", "__amd64__", "__amd64",
+    "__aarch64__", "_M_ARM64", "__arm__", "_M_ARM", "__ARM_NEON", "__ARM_NEON__", "__ARM_FEATURE_SVE",
+    "__powerpc__", "__powerpc64__", "__PPC__", "__PPC64__", "__ppc64__", "__POWERPC__", "__VSX__", "__ALTIVEC__",
+    "__hexagon__", "__HEXAGON_ARCH__", "__riscv", "__riscv_vector", "__s390x__", "__s390__", "__loongarch64",
+    "__loongarch_asx", "__loongarch_sx", "__mips__", "__wasm__", "__wasm_simd128__",
+    "__SSE__", "__SSE2__", "__SSE3__", "__SSSE3__", "__SSE4_1__", "__SSE4_2__", "__AVX__", "__AVX2__",
+    "__AVX512F__", "__AVX512BW__", "__AVX512VL__", "__AVX512VNNI__", "__AVXVNNI__", "__F16C__", "__FMA__",
+    "__BMI2__", "__POPCNT__", "__AMX_INT8__", "__AMX_TILE__",
+})
+ARCH_MACRO = re.compile(r"\b__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__\b|\b__amdgcn_processor__\b")
+_ARCH_NAME = re.compile(r"^__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__$")
+
+_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)"
+                    r"|(?P<op>&&|\|\||==|!=|<=|>=|<<|>>|[!()<>+\-*/%?:~&|^,]))")
+
+
+def _tokens(text: str) -> list[str] | None:
+    out: list[str] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            return None  # a string, a character literal or stray text: not decidable here
+        out.append(m.group(m.lastgroup or "op"))
+        pos = m.end()
+    return out
+
+
+def lookup_device(name: str) -> Value:
+    """A macro's value for the device pass: a number when defined, 0 when known undefined, None when unknown."""
+    if name in DEVICE_DEFINED:
+        return DEVICE_DEFINED[name]
+    if name in DEVICE_UNDEFINED or _ARCH_NAME.match(name):
+        return 0
+    return None
+
+
+class _Parser:
+    """Precedence climbing over C preprocessor operators, with None (unknown) propagated:
+    `0 && x` is 0 and `1 || x` is 1 whatever x is."""
+
+    _BINARY: Mapping[str, int] = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7,
+                                  "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
+
+    def __init__(self, toks: list[str], lookup: Callable[[str], Value]) -> None:
+        self.toks = toks
+        self.i = 0
+        self.lookup = lookup
+
+    def peek(self) -> str:
+        return self.toks[self.i] if self.i < len(self.toks) else ""
+
+    def take(self) -> str:
+        tok = self.peek()
+        if not tok:
+            raise ValueError("unexpected end")
+        self.i += 1
+        return tok
+
+    def expr(self, min_prec: int = 1) -> Value:
+        left = self.unary()
+        while True:
+            op = self.peek()
+            if op == "?" and min_prec <= 1:
+                self.take()
+                a = self.expr()
+                if self.take() != ":":
+                    raise ValueError("expected :")
+                b = self.expr()
+                left = None if left is None else (a if left else b)
+                continue
+            prec = self._BINARY.get(op)
+            if prec is None or prec < min_prec:
+                return left
+            self.take()
+            right = self.expr(prec + 1)
+            left = _binary(op, left, right)
+
+    def unary(self) -> Value:
+        tok = self.take()
+        if tok == "!":
+            v = self.unary()
+            return None if v is None else int(not v)
+        if tok == "-":
+            v = self.unary()
+            return None if v is None else -v
+        if tok in ("+", "~"):
+            v = self.unary()
+            return None if v is None else (v if tok == "+" else ~v)
+        if tok == "(":
+            v = self.expr()
+            if self.take() != ")":
+                raise ValueError("expected )")
+            return v
+        if tok == "defined":
+            paren = self.peek() == "("
+            if paren:
+                self.take()
+            name = self.take()
+            if paren and self.take() != ")":
+                raise ValueError("expected )")
+            v = self.lookup(name)
+            return None if v is None else int(v != 0)
+        if tok[0].isdigit():
+            return int(tok, 0) if not (tok.startswith("0") and len(tok) > 1 and tok[1].isdigit()) else int(tok, 8)
+        if tok[0].isalpha() or tok[0] == "_":
+            if self.peek() == "(":  # a function-like macro or __has_builtin(...): skip its arguments
+                depth = 0
+                while True:
+                    t = self.take()
+                    depth += t == "("
+                    depth -= t == ")"
+                    if depth == 0:
+                        break
+                return None
+            return self.lookup(tok)
+        raise ValueError(f"unexpected {tok}")
+
+
+def _binary(op: str, a: Value, b: Value) -> Value:
+    if op == "&&":
+        return 0 if a == 0 or b == 0 else None if a is None or b is None else 1
+    if op == "||":
+        return 1 if (a is not None and a != 0) or (b is not None and b != 0) else None if a is None or b is None else 0
+    if a is None or b is None:
+        return None
+    if op in ("/", "%") and b == 0:
+        return None
+    result: int = {
+        "|": lambda: a | b, "^": lambda: a ^ b, "&": lambda: a & b, "==": lambda: int(a == b),
+        "!=": lambda: int(a != b), "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b),
+        ">=": lambda: int(a >= b), "<<": lambda: a << min(b, 64), ">>": lambda: a >> min(b, 64),
+        "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: int(a / b), "%": lambda: a % b,
+    }[op]()
+    return result
+
+
+def evaluate(condition: str, lookup: Callable[[str], Value] = lookup_device) -> Value:
+    """The value of an #if/#elif condition (comments already blanked), None when undecidable."""
+    toks = _tokens(condition)
+    # Bounded work on generated or hostile input: a long or deeply nested condition is undecided.
+    if not toks or len(toks) > MAX_TOKENS or toks.count("(") > MAX_TOKENS // 8:
+        return None
+    p = _Parser(toks, lookup)
+    try:
+        v = p.expr()
+    except (ValueError, IndexError, RecursionError):
+        return None
+    return v if p.i == len(toks) else None
+
+
+def directive_condition(word: str, rest: str) -> str:
+    """#ifdef X / #ifndef X as an #if expression."""
+    name = rest.strip().split(maxsplit=1)[0] if rest.strip() else ""
+    if word in ("ifdef", "elifdef"):
+        return f"defined({name})"
+    if word in ("ifndef", "elifndef"):
+        return f"!defined({name})"
+    return rest
