@@ -32,6 +32,8 @@ def register(sub: Any) -> None:
     mode.add_argument("--apply", action="store_true", help="edit CMake files in place (sources are never edited)")
     p.add_argument("--format", choices=("text", "table", "json", "sarif"), default="text",
                    help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
+    p.add_argument("--json", dest="format", action="store_const", const="json",
+                   help="the report as JSON (the same as --format json)")
     p.add_argument("--select", action="append", default=[], metavar="IDS",
                    help="report only these rule ids or prefixes (RSM1, RSM204; comma-separated, repeatable)")
     p.add_argument("--ignore", action="append", default=[], metavar="IDS",
