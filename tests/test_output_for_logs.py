@@ -66,3 +66,24 @@ def test_a_real_library_entry_by_entry(library: Path) -> None:
     assert brief.returncode == 0 and brief.stdout.splitlines() == [
         f"{library}: 777 device entries (gfx1030, gfx803, gfx900, gfx906, gfx908, gfx90a), 1.2 GiB; "
         "requirement native:gfx90a,gfx1030 met"]
+
+
+def test_migrate_lines_keep_paths_and_ids_whole(tmp_path: Path) -> None:
+    deep = tmp_path / "a-rather-long-folder-name-for-an-80-column-terminal" / "kernels"
+    deep.mkdir(parents=True)
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+        "set(CMAKE_HIP_ARCHITECTURES gfx90a gfx942)\n"
+        "add_library(k a-rather-long-folder-name-for-an-80-column-terminal/kernels/k.hip)\n")
+    (deep / "k.hip").write_text("__global__ void k(int* p) {\n#if defined(__gfx90a__) || defined(__gfx942__)\n"
+                                "  *p = 1;\n#endif\n}\n")
+    human, as_json = cli("migrate", str(tmp_path)), cli("migrate", str(tmp_path), "--json")
+    findings = json.loads(as_json.stdout)["findings"]
+    assert findings
+    for f in findings:
+        # One whole line per finding: path, position, rule id, never wrapped or cut.
+        assert any(ln.startswith(f"{f['path']}:{f['line']}:") and ln.endswith(f"[{f['rule']}]")
+                   for ln in human.stdout.splitlines()), (f, human.stdout)
+    # The remedy under each finding wraps at 80 columns, between words.
+    remedies = [ln for ln in human.stdout.splitlines() if ln.startswith("    ")]
+    assert remedies and all(len(ln) <= 80 or " " not in ln.strip() for ln in remedies)
