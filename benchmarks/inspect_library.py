@@ -30,7 +30,7 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "plugin"), str(ROOT / "tests")]
 
-from inspect_artifacts import find_bundler, find_tool  # noqa: E402
+from inspect_artifacts import bundler_listing  # noqa: E402
 from rocm_spirv.fsutil import write_atomic  # noqa: E402
 
 LIBRARY = Path("/usr/lib/x86_64-linux-gnu/librocsparse.so.0.1")
@@ -54,26 +54,8 @@ def run_inspect(lib: Path, *extra: str) -> tuple[float, int, str]:
 
 
 def reference(lib: Path, tmp: Path) -> tuple[float, int]:
-    """What one does by hand: dump .hip_fatbin, split it at the bundle magic, list each bundle."""
-    objcopy, bundler = find_tool("llvm-objcopy"), find_bundler()
-    if objcopy is None or bundler is None:
-        raise SystemExit("llvm-objcopy and clang-offload-bundler are needed (apt-get install llvm-22 clang-tools-22)")
-    t = time.perf_counter()
-    fb = tmp / "dump.fb"
-    subprocess.run([str(objcopy), f"--dump-section=.hip_fatbin={fb}", str(lib), str(tmp / "junk.so")], check=True)
-    blob = fb.read_bytes()
-    starts, pos = [], blob.find(b"__CLANG_OFFLOAD_BUNDLE__")
-    while pos >= 0:
-        starts.append(pos)
-        pos = blob.find(b"__CLANG_OFFLOAD_BUNDLE__", pos + 24)
-    entries = 0
-    one = tmp / "one.fb"
-    for a, b in zip(starts, [*starts[1:], len(blob)], strict=True):
-        one.write_bytes(blob[a:b])
-        out = subprocess.run([str(bundler), "--list", "-type=o", f"-input={one}"], capture_output=True, text=True,
-                             check=True)
-        entries += len([x for x in out.stdout.split() if not x.startswith("host-")])
-    return time.perf_counter() - t, entries
+    seconds, ids = bundler_listing(lib, tmp)
+    return seconds, len([i for i in ids if not i.startswith("host-")])
 
 
 def main() -> int:

@@ -30,7 +30,7 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "plugin"), str(ROOT / "tests")]
 
-from inspect_artifacts import find_bundler, find_compiler, find_tool  # noqa: E402
+from inspect_artifacts import bundler_listing, find_bundler, find_compiler, find_tool  # noqa: E402
 
 ARCHS = ["gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1102",
          "gfx1151", "gfx1200", "gfx1201", "gfx900", "gfx1010", "gfx1031", "gfx1103"]
@@ -90,24 +90,8 @@ def time_inspect(lib: Path) -> tuple[float, int, int]:
 
 
 def time_reference(lib: Path, tmp: Path) -> tuple[float, int]:
-    objcopy, bundler = find_tool("llvm-objcopy"), find_bundler()
-    assert objcopy and bundler
-    t = time.perf_counter()
-    fb = tmp / "dump.fb"
-    subprocess.run([str(objcopy), f"--dump-section=.hip_fatbin={fb}", str(lib), str(tmp / "junk.so")], check=True)
-    blob = fb.read_bytes()
-    starts, pos = [], blob.find(b"__CLANG_OFFLOAD_BUNDLE__")
-    while pos >= 0:
-        starts.append(pos)
-        pos = blob.find(b"__CLANG_OFFLOAD_BUNDLE__", pos + 24)
-    entries = 0
-    one = tmp / "one.fb"
-    for a, b in zip(starts, [*starts[1:], len(blob)], strict=True):
-        one.write_bytes(blob[a:b])
-        out = subprocess.run([str(bundler), "--list", "-type=o", f"-input={one}"], capture_output=True, text=True,
-                             check=True)
-        entries += len(out.stdout.split())
-    return time.perf_counter() - t, entries
+    seconds, ids = bundler_listing(lib, tmp)
+    return seconds, len(ids)
 
 
 def main() -> int:

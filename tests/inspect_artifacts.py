@@ -114,3 +114,29 @@ def build_all(comp: Compiler, out: Path) -> dict[str, Path]:
         z.write(a["libk.a"], "pkg/lib/libk.a")
         z.writestr("pkg-1.0.dist-info/RECORD", "")
     return a
+
+
+def bundler_listing(lib: Path, tmp: Path) -> tuple[float, list[str]]:
+    """What one does by hand to list a library's offload entries: dump .hip_fatbin with llvm-objcopy,
+    split it at the bundle magic, `clang-offload-bundler --list` each bundle. Seconds and entry ids."""
+    import time
+
+    objcopy, bundler = find_tool("llvm-objcopy"), find_bundler()
+    if objcopy is None or bundler is None:
+        raise SystemExit("llvm-objcopy and clang-offload-bundler are needed (apt-get install llvm-22 clang-tools-22)")
+    t = time.perf_counter()
+    fb = tmp / "dump.fb"
+    subprocess.run([str(objcopy), f"--dump-section=.hip_fatbin={fb}", str(lib), str(tmp / "junk.so")], check=True)
+    blob = fb.read_bytes()
+    starts, pos = [], blob.find(b"__CLANG_OFFLOAD_BUNDLE__")
+    while pos >= 0:
+        starts.append(pos)
+        pos = blob.find(b"__CLANG_OFFLOAD_BUNDLE__", pos + 24)
+    ids: list[str] = []
+    one = tmp / "one.fb"
+    for a, b in zip(starts, [*starts[1:], len(blob)], strict=True):
+        one.write_bytes(blob[a:b])
+        out = subprocess.run([str(bundler), "--list", "-type=o", f"-input={one}"], capture_output=True, text=True,
+                             check=True)
+        ids += out.stdout.split()
+    return time.perf_counter() - t, ids

@@ -99,14 +99,6 @@ class _Group:
     kernels: int = 0
 
 
-def _kernels(e: Entry) -> tuple[str, ...]:
-    if e.spirv is not None:
-        return e.spirv.entry_points
-    if e.code_object is not None:
-        return e.code_object.kernels
-    return ()
-
-
 def _label(e: Entry) -> str:
     return KIND_LABELS.get(e.kind, e.kind)
 
@@ -139,7 +131,7 @@ def _summary(f: FileReport) -> list[str]:
         g.entries += 1
         g.size += e.size
         g.stored += e.compressed_size if e.compressed_size is not None else 0
-        g.kernels += len(_kernels(e))
+        g.kernels += len(e.kernels)
     rows = [["kind", "target", "entries", "uncompressed", "stored", "kernels"]]
     for (label, target), g in sorted(groups.items()):
         rows.append([label, plain(target), str(g.entries), human_size(g.size),
@@ -151,7 +143,7 @@ def _entries(f: FileReport, detail: Detail) -> list[str]:
     out: list[str] = []
     for e in f.device_entries:
         stored = human_size(e.compressed_size) if e.compressed_size is not None else f"in {e.container}"
-        ks = _kernels(e)
+        ks = e.kernels
         out.append(f"  {plain(e.id)}: {_label(e)}, {human_size(e.size)} ({stored}), "
                    f"{len(ks)} kernel{'' if len(ks) == 1 else 's'}")
         details = _details(e)

@@ -40,6 +40,15 @@ class Entry:
     def is_device(self) -> bool:
         return self.kind != HOST
 
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        """Kernel names: a SPIR-V module's entry points, a code object's `.kd` symbols."""
+        if self.spirv is not None:
+            return self.spirv.entry_points
+        if self.code_object is not None:
+            return self.code_object.kernels
+        return ()
+
 
 @dataclass(frozen=True)
 class BundleInfo:

@@ -45,16 +45,8 @@ def parse_targets(text: str) -> list[TargetLine]:
     return out
 
 
-def kernels(e: Entry) -> tuple[str, ...]:
-    if e.spirv is not None:
-        return e.spirv.entry_points
-    if e.code_object is not None:
-        return e.code_object.kernels
-    return ()
-
-
 def entry_json(e: Entry) -> dict[str, Any]:
-    ks = kernels(e)
+    ks = e.kernels
     return {
         "id": e.id,
         "kind": e.kind,
@@ -82,7 +74,7 @@ def object_json(t: TargetLine, reports: tuple[FileReport, ...], default_offload:
         "device_entries": [entry_json(e) for e in entries],
         "targets": sorted({e.target for e in entries}),
         "spirv_only": bool(entries) and all(e.kind == SPIRV for e in entries),
-        "kernel_count": sum(len(kernels(e)) for e in entries),
+        "kernel_count": sum(len(e.kernels) for e in entries),
     }
 
 
