@@ -83,10 +83,6 @@ class Target:
     existing: os.stat_result | None
 
 
-def _kind(mode: int) -> str:
-    return f"a {file_kind(mode)}" if not stat.S_ISREG(mode) else "not a regular file"
-
-
 def check_target(path: Path, what: str = "") -> Target:
     """Refuse what write_atomic must not replace; resolve a symlink to the file it names.
 
@@ -103,7 +99,7 @@ def check_target(path: Path, what: str = "") -> Target:
         raise UserError(f"cannot write {label}: a part of its folder path is a file, not a folder",
                         "move that file away or pick another path") from None
     if not stat.S_ISREG(st.st_mode):
-        raise UserError(f"refusing to write {label}: it is {_kind(st.st_mode)}",
+        raise UserError(f"refusing to write {label}: it is a {file_kind(st.st_mode)}",
                         "pass a path to a regular file (or a new one)")
     if not st.st_mode & 0o222:
         raise UserError(f"refusing to write {label}: it is read-only (mode {stat.S_IMODE(st.st_mode):04o})",

@@ -148,7 +148,7 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
         native_archs=list(req.native_archs),
         compiler=cxx,
         compilers=[(lang, path) for lang, path in (("CXX", cxx), ("HIP", cxx), ("C", _c_compiler(cxx))) if path],
-        defer_compilers=skbuild,
+        wheel_build=skbuild,
         rocm_prefix=compiler.provisioned_prefix or "",
         clang_version=compiler.version or "?",
         compiler_source=compiler.source,
