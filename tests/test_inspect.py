@@ -184,6 +184,16 @@ def test_bad_require_spec(art: dict[str, Path], capsys: pytest.CaptureFixture[st
         assert code == 2 and err.count("\n") == 1
 
 
+def test_validate_without_spirv_val_is_bad_input(art: dict[str, Path], capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # A gate that cannot run must not pass silently.
+    monkeypatch.setenv("PATH", str(tmp_path))
+    code, out, err = run(capsys, str(art["spv.o"]), "--validate")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "spirv-val" in err and "spirv-tools" in err
+
+
+@pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-val not on PATH (apt-get install spirv-tools)")
 def test_json_and_validate(art: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, str(art["hybrid.o"]), "--json", "--validate")
     assert code == 0
@@ -191,10 +201,7 @@ def test_json_and_validate(art: dict[str, Path], capsys: pytest.CaptureFixture[s
     (inp,) = doc["inputs"]
     assert inp["totals"]["spirv"] == 1 and inp["totals"]["code_objects"] == 1
     spv = next(e for e in inp["files"][0]["entries"] if e["kind"] == "spirv")
-    if shutil.which("spirv-val"):
-        assert spv["validation"]["ok"] is True
-    else:
-        assert spv["validation"]["ok"] is None
+    assert spv["validation"]["ok"] is True
     co = next(e for e in inp["files"][0]["entries"] if e["kind"] == "code-object")
     # The streamed document is the same as the one built in memory.
     from rocm_spirv.inspect.render import to_json

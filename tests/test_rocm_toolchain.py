@@ -180,7 +180,8 @@ def test_toolchain_list_says_which_compiler_is_chosen_and_why(toolchain: Path) -
 def test_a_ziglang_prefix_builds_real_hip_without_noise(tmp_path: Path) -> None:
     """The pip-only path: ziglang's clang with stand-ins, same device libraries, runtime and headers."""
     try:
-        prefix = Path(provision(tmp_path / "z", llvm="ziglang").prefix)
+        # A space and a quote in the prefix: the stand-ins quote every path they pass on.
+        prefix = Path(provision(tmp_path / "zig prefix 'q'", llvm="ziglang").prefix)
     except UserError as err:
         pytest.skip(f"no ziglang prefix: {err.line()}")
     manifest = read_manifest(prefix)

@@ -126,3 +126,20 @@ def test_provisioned_clang_accepts_amdgcnspirv_alone(toolchain: Path, tmp_path: 
     others = [j for j in jobs if '"spirv64-amd-amdhsa"' not in j]
     assert spirv and all('"-fvisibility=default"' in j for j in spirv)
     assert others and all('"-fvisibility=default"' not in j for j in others)
+
+
+def test_provisioned_wrappers_take_a_hostile_prefix(toolchain: Path, tmp_path: Path) -> None:
+    """Spaces, quotes, `$` and backticks in the prefix path are data to sh and to clang's config file."""
+    fresh = tmp_path / "pre fix $HOME `true` 'q' \"d\""
+    provision(fresh)
+    src = SAMPLES / "cmake" / "common" / "saxpy.hip"
+    out = tmp_path / "s.o"
+    run = subprocess.run([str(fresh / "bin" / "clang++"), "-x", "hip", "-nogpuinc", "--offload-arch=amdgcnspirv",
+                          "-c", str(src), "-o", str(out), "-v"], capture_output=True, text=True,
+                         env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr
+    (entry,) = device_entries(toolchain / "bin" / "clang-offload-bundler", out)
+    assert entry.endswith("spirv64-amd-amdhsa--amdgcnspirv")
+    # The config file's -isystem reached clang as one argument (-v prints it quoted, with \\$ and \\" escaped).
+    shown = run.stderr.replace("\\$", "$").replace('\\"', '"')
+    assert f'-isystem "{fresh}/include"' in shown

@@ -11,8 +11,8 @@ import jinja2
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
+from rocm_spirv.fsutil import refuse_newlines
 from rocm_spirv.generate.ownership import Plan, plan_write, stamp, write_planned
-from rocm_spirv.generate.toolchain_file import refuse_newlines
 from rocm_spirv.resources import templates_dir
 from rocm_spirv.toolchain.choose import resolve
 from rocm_spirv.toolchain.probe import ProbeResult

@@ -272,3 +272,13 @@ def read_regular(path: Path, limit: int) -> bytes | None:
             return None
         data = f.read(limit + 1)  # the file may have grown since fstat
         return None if len(data) > limit else data
+
+
+def refuse_newlines(**values: object) -> None:
+    """A newline in a path would end a line of the generated file and inject the rest."""
+    for what, value in values.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            if isinstance(item, str) and ("\n" in item or "\r" in item):
+                raise UserError(f"{what} {item!r} contains a line break, which no generated file can hold",
+                                "rename or link it to a path without one")

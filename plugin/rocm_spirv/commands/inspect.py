@@ -78,9 +78,13 @@ def load(paths: list[Path], sink: Sink | None = None, limits: Limits = DEFAULT_L
 def _run(args: argparse.Namespace) -> int:
     req = parse_requirement(args.require) if args.require else None
     sink: Sink | None = {} if args.validate else None
+    tool = spirv_val() if args.validate else None
+    if args.validate and tool is None:
+        # A gate that cannot run must not pass: exit 2 rather than report every module "not run" and 0.
+        raise UserError("--validate needs spirv-val, which is not on PATH",
+                        "install spirv-tools (apt-get install spirv-tools) or drop --validate")
     inputs = load(args.paths, sink, Limits(max_decompressed=args.max_decompressed))
-    if sink is not None:
-        tool = spirv_val()
+    if sink is not None and tool is not None:
         inputs = [InputReport(i.path, i.format, tuple(validate(list(i.files), sink, tool))) for i in inputs]
     files = [f for i in inputs for f in i.files]
     failures = check(req, files) if req is not None else []

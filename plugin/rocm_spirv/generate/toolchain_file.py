@@ -16,6 +16,7 @@ import jinja2
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
+from rocm_spirv.fsutil import refuse_newlines
 from rocm_spirv.generate.ownership import stamp
 from rocm_spirv.offload import MODES, is_mode, offload_list, spirv_device_flags
 from rocm_spirv.resources import cmake_dir, templates_dir
@@ -83,16 +84,6 @@ def cmake_quoted(value: object) -> str:
     `;` stays: a quoted argument keeps it, and a single-valued variable holds it as written."""
     text = "" if value is None else str(value)
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
-
-
-def refuse_newlines(**values: object) -> None:
-    """A newline in a path would end a line of the generated file and inject the rest."""
-    for what, value in values.items():
-        items = value if isinstance(value, (list, tuple)) else [value]
-        for item in items:
-            if isinstance(item, str) and ("\n" in item or "\r" in item):
-                raise UserError(f"{what} {item!r} contains a line break, which no generated file can hold",
-                                "rename or link it to a path without one")
 
 
 CMAKE_HOSTILE = ('"', "\\", "$", ";")
