@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,6 +67,9 @@ def test_failing_mode_is_reported_and_the_other_still_runs(toolchain: Path, tmp_
     assert by_name["native"]["ok"] and by_name["native-1"]["ok"]
     assert not by_name["spirv"]["ok"] and "needs a gfx9 or gfx11 target" in by_name["spirv"]["error"]
     assert by_name["spirv"]["error"].startswith(("configure failed: ", "build failed: "))  # with the command
+    # In a pipe, progress is a line per build on stderr (a CI log is never silent for minutes).
+    steps = [ln for ln in out.stderr.splitlines() if ln.startswith("[")]
+    assert steps and all(re.fullmatch(r"\[\d+/3\] building (native|spirv|native-1), repeat 1/1", ln) for ln in steps)
 
 
 def test_compare_bad_input(toolchain: Path, tmp_path: Path) -> None:

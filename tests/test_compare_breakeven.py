@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from rocm_spirv.compare.breakeven import break_even, crossing
 from rocm_spirv.compare.model import Artifact, Comparison, Run, Variant, VariantResult
 from rocm_spirv.compare.plan import variants
-from rocm_spirv.compare.report import to_json, write_report
+from rocm_spirv.compare.report import print_human, to_json, write_report
 
 
 @pytest.mark.parametrize(("points", "spirv", "expected"), [
@@ -78,3 +81,26 @@ def test_scaling_with_compress_builds_a_compressed_curve() -> None:
     names = [v.name for v in variants(list(ARCHS), [], [1, 2, 4, 8], compress=True)]
     assert {"native-1+compress", "scaling-2+compress", "scaling-4+compress", "native+compress"} <= set(names)
     assert "native-1+compress" not in [v.name for v in variants(list(ARCHS), [], [], compress=True)]
+
+
+def test_plain_view_for_logs_fits_80_columns_and_keeps_ids_whole() -> None:
+    """In a pipe compare prints lines, not a table: every target id whole, no line over 80 columns."""
+    c = comparison()
+    c.project = "/srv/a/rather/long/project/path/that/names/the/library/under/test/hip_library"
+    c.results[0] = _result("spirv", "spirv", (), 1, 1, ok=False)
+    c.results[0].error = "build failed: ninja -C build\nerror: a [bold]markup[/] line"
+    buf = io.StringIO()
+    print_human(c, Console(file=buf, width=80, force_terminal=False, emoji=False))
+    out = buf.getvalue()
+    lines = out.splitlines()
+    assert lines[0] == f"rocm-spirv compare: {c.project}"  # a path longer than 80 stays whole
+    assert all(len(ln) <= 80 for ln in lines[1:] if not ln.startswith("error:")), lines
+    assert "│" not in out and "━" not in out  # no table drawing in a log
+    for arch in ARCHS:  # every target id of the 8-target build appears whole
+        assert re.search(rf"(?<![\w]){arch}(?![\w])", out), arch
+    assert "spirv: amdgcnspirv" in lines and "  failed (the log tail is below)" in lines
+    assert "error: a [bold]markup[/] line" in lines  # user text verbatim, not rendered as markup
+    assert not any(ln.startswith("build time native / SPIR-V") for ln in lines)  # needs the failed one
+    assert any(ln.startswith(".hip_fatbin native / SPIR-V, compressed: ") for ln in lines)
+    assert "  build time: from 2.5 targets" not in lines  # spirv failed: not measured
+    assert any(ln.startswith("  build time: not measured") for ln in lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from rocm_spirv.compare.session import compare
 from rocm_spirv.errors import UserError
 from rocm_spirv.resources import _PKG
 from rocm_spirv.term import console as make_console
-from rocm_spirv.term import esc
+from rocm_spirv.term import esc, plain
 from rocm_spirv.toolchain.choose import choose, probe_all
 
 
@@ -110,12 +111,22 @@ def _run(args: argparse.Namespace) -> int:
                 "spirv_flags": comp.spirv_flags}
     console = make_console(stderr=args.json)
     total = len(variants) * args.repeat
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
-        task = bar.add_task("building", total=total)
+    if console.is_terminal:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console, transient=True) as bar:
+            task = bar.add_task("building", total=total)
+            result = compare(setup, variants, args.repeat, compiler,
+                             lambda m: bar.update(task, description=f"building {m}", advance=1))
+    else:
+        # A CI log gets one line per build, on stderr, so a long run is never silent.
+        done = 0
 
-        result = compare(setup, variants, args.repeat, compiler,
-                         lambda m: bar.update(task, description=f"building {m}", advance=1))
+        def step(message: str) -> None:
+            nonlocal done
+            done += 1
+            print(f"[{done}/{total}] building {plain(message)}", file=sys.stderr, flush=True)
+
+        result = compare(setup, variants, args.repeat, compiler, step)
     if earlier is not None:
         result.reproduction = reproduce.to_json(args.against, reproduce.checks(earlier, result))
     if args.report:

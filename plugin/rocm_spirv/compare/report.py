@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.model import RATIOS, Comparison, VariantResult
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.resources import templates_dir
-from rocm_spirv.term import esc
+from rocm_spirv.term import esc, plain
 
 SCHEMA = "rocm-spirv/compare/1"
 
@@ -120,37 +121,89 @@ def table(c: Comparison) -> Table:
     return t
 
 
-def print_human(c: Comparison, console: Console) -> None:
-    console.print(table(c))
-    s = summary(c)
-    labels = {
-        "build_wall_ratio_native_over_spirv": "build time native / SPIR-V",
-        "build_wall_ratio_spirv_over_native1": "build time SPIR-V / one native target",
-        "fatbin_ratio_native_over_spirv": ".hip_fatbin native / SPIR-V (uncompressed)",
-        "fatbin_ratio_native_over_spirv_compressed": ".hip_fatbin native / SPIR-V (--offload-compress)",
-        "file_ratio_native_over_spirv": ("wheel" if c.kind == "wheel" else "file") + " size native / SPIR-V",
-        "installed_ratio_native_over_spirv": "installed (unpacked wheel) size native / SPIR-V",
-        "wheel_ratio_spirv_over_native": "wheel size SPIR-V / native",
-        "wheel_ratio_spirv_over_native_compressed": "wheel size SPIR-V / native (--offload-compress)",
-        "jit_estimate_s": "JIT work estimate: one-target device build, s (not measured on a GPU)",
-        "jit_estimate_per_kernel_ms": "JIT work estimate per kernel, ms (one-target build / kernels; "
-                                      "AMD publishes 67-105 ms per kernel at first launch)",
-    }
-    per_repeat = ratio_stats(c)
+# One label per summary figure, for the terminal and the plain view alike; each line fits 80 columns.
+LABELS = {
+    "build_wall_ratio_native_over_spirv": "build time native / SPIR-V",
+    "build_wall_ratio_spirv_over_native1": "build time SPIR-V / one native target",
+    "fatbin_ratio_native_over_spirv": ".hip_fatbin native / SPIR-V",
+    "fatbin_ratio_native_over_spirv_compressed": ".hip_fatbin native / SPIR-V, compressed",
+    "file_ratio_native_over_spirv": "file size native / SPIR-V",
+    "installed_ratio_native_over_spirv": "installed size native / SPIR-V",
+    "wheel_ratio_spirv_over_native": "wheel size SPIR-V / native",
+    "wheel_ratio_spirv_over_native_compressed": "wheel size SPIR-V / native, compressed",
+    "jit_estimate_s": "JIT estimate, s (one-target device build)",
+    "jit_estimate_per_kernel_ms": "JIT estimate per kernel, ms",
+}
+ESTIMATE_NOTE = ("JIT estimates are build times here, not GPU measurements; AMD publishes 67-105 ms per "
+                 "kernel at first launch.")
+
+
+def _summary_lines(c: Comparison) -> list[tuple[str, str]]:
+    """(label, figure) per summary ratio present; the figure carries its per-repeat range."""
+    s, per_repeat = summary(c), ratio_stats(c)
+    labels = dict(LABELS, file_ratio_native_over_spirv="wheel size native / SPIR-V") if c.kind == "wheel" \
+        else LABELS
+    out = []
     for k, label in labels.items():
-        if s.get(k) is not None:
+        value = s.get(k)
+        if value is not None:
             rs = per_repeat.get(k)
             rng = f" (per repeat {rs['low']:.2f}-{rs['high']:.2f})" if rs and rs["n"] > 1 else ""
-            console.print(f"  {label}: [bold]{s[k]:.2f}[/]{rng}")
-    console.print("  SPIR-V wins, per-arch build with more targets than:")
+            out.append((label, f"{value:.2f}{rng}"))
+    return out
+
+
+def plain_lines(c: Comparison, width: int = 80) -> list[str]:
+    """The comparison as lines for a CI log: no table, nothing cut; target lists wrap between ids."""
+    wheel = c.kind == "wheel"
+    lines = [f"rocm-spirv compare{' --wheel' if wheel else ''}: {plain(c.project)}"
+             + (" (partial)" if c.partial else "")]
+    for r in c.results:
+        archs = ", ".join(r.variant.offload_archs)
+        lines += textwrap.wrap(f"{r.variant.name}: {archs}", width, subsequent_indent="    ",
+                               break_long_words=False, break_on_hyphens=False)
+        if not r.ok:
+            lines.append("  failed (the log tail is below)")
+            continue
+        b = r.spread("build_s")
+        timing = f"{b.median:.2f} s ({b.low:.2f}-{b.high:.2f})"
+        cpu = f"CPU {r.spread('cpu_s').median:.2f} s"
+        files, fatbin = _kib(r.spread("file_bytes").median), _kib(r.spread("fatbin_bytes").median)
+        if wheel:
+            lines.append(f"  wheel build {timing}, {cpu}")
+            lines.append(f"  wheel {files}, installed {_kib(r.spread('installed_bytes').median)}, "
+                         f"device code {fatbin}")
+        else:
+            lines.append(f"  configure {r.spread('configure_s').median:.2f} s, build {timing}, {cpu}")
+            lines.append(f"  files {files}, .hip_fatbin {fatbin}")
+    lines += [f"{label}: {figure}" for label, figure in _summary_lines(c)]
+    return lines
+
+
+def print_human(c: Comparison, console: Console) -> None:
+    """The table on a terminal; plain lines (plain_lines) in a pipe, as CI logs get them."""
+    def say(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    if console.is_terminal:
+        console.print(table(c))
+        for label, figure in _summary_lines(c):
+            console.print(f"  {label}: [bold]{figure}[/]")
+    else:
+        for line in plain_lines(c):
+            say(line)
+    if summary(c).get("jit_estimate_s") is not None:
+        say(ESTIMATE_NOTE if console.is_terminal else "\n".join(textwrap.wrap(ESTIMATE_NOTE, 80)))
+    say("SPIR-V wins, per-arch build with more targets than:")
     for b in break_even(c):
-        console.print(f"    {b.label}: {b.text}", markup=False, highlight=False)
+        say(f"  {b.label}: {b.text}")
     if c.overhead_fraction is not None:
-        console.print(f"  compare's own overhead: {c.wall_s - c.timed_s:.1f} s of {c.wall_s:.1f} s "
-                      f"({c.overhead_fraction:.1%})", markup=False, highlight=False)
+        say(f"compare's own overhead: {c.wall_s - c.timed_s:.1f} s of {c.wall_s:.1f} s "
+            f"({c.overhead_fraction:.1%})")
     for r in c.results:
         if r.error:
-            console.print(f"[red]{r.variant.name} failed[/]:\n{esc(r.error)}")
+            say(f"{r.variant.name} failed:")
+            say(plain(r.error))
     if c.reproduction is not None:
         console.print(reproduction_table(c.reproduction))
 

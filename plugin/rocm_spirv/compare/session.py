@@ -91,7 +91,7 @@ def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Cal
             for vr in c.results:
                 if vr.error is not None:
                     continue
-                progress(f"{vr.variant.name} {i + 1}/{repeat}")
+                progress(f"{vr.variant.name}, repeat {i + 1}/{repeat}")
                 try:
                     vr.runs.append(run_once(setup, vr.variant, work / vr.variant.name))
                 except BuildFailed as err:
