@@ -6,14 +6,16 @@ change between them is exact.
 
 from __future__ import annotations
 
+import io
 import random
 import statistics
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from rocm_spirv.compare import reproduce
 from rocm_spirv.compare.model import Artifact, Comparison, Run, Spread, Variant, VariantResult
-from rocm_spirv.compare.report import ratio_stats, to_json
+from rocm_spirv.compare.report import print_human, ratio_stats, to_json
 
 NATIVE = Variant("native", "native", ("gfx90a", "gfx942"))
 SPIRV = Variant("spirv", "spirv", ("gfx90a", "gfx942"))
@@ -112,3 +114,15 @@ def test_reports_without_ratio_stats_or_intervals_still_load() -> None:
     found = reproduce.checks(first, comparison(1.0, [1.0]))
     assert found and not any(c.variant == reproduce.RATIO_VARIANT for c in found)
     assert all(c.within for c in found)
+
+
+def test_against_in_a_pipe_is_lines_naming_each_check() -> None:
+    later = comparison(0.95, [1.0, 1.01, 0.99])
+    later.reproduction = against(comparison(1.0, [1.0, 1.01, 0.99]), later)
+    buf = io.StringIO()
+    print_human(later, Console(file=buf, width=80, force_terminal=False, emoji=False))
+    lines = buf.getvalue().splitlines()
+    (start,) = [i for i, ln in enumerate(lines) if ln.startswith("against first/report.json: not reproduced (6/")]
+    checks = lines[start + 1:]
+    assert checks and all(ln.endswith((": ok", ": outside")) for ln in checks), checks
+    assert "  native build_s: " in "\n".join(checks) and "│" not in buf.getvalue()

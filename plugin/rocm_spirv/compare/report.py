@@ -205,20 +205,22 @@ def print_human(c: Comparison, console: Console) -> None:
             say(f"{r.variant.name} failed:")
             say(plain(r.error))
     if c.reproduction is not None:
-        console.print(reproduction_table(c.reproduction))
+        if console.is_terminal:
+            console.print(reproduction_table(c.reproduction))
+        else:
+            for line in reproduction_lines(c.reproduction):
+                say(line)
 
 
-def reproduction_table(rep: dict[str, Any]) -> Table:
-    verdict = "[green]reproduced[/]" if rep["reproduced"] else "[red]not reproduced[/]"
+def _reproduction_rows(rep: dict[str, Any]) -> tuple[str, list[tuple[str, str, str, str, bool]]]:
+    """The verdict's notes, and per check: variant, metric, earlier median (interval), now, within."""
     notes = []
     if rep.get("timings_within") is not None:
         notes.append(f"{rep['timing_misses']}/{rep['timing_checks']} timings outside "
                      f"(chance allows {rep['timing_misses_allowed']})")
     if rep.get("timing_drift") is not None:
         notes.append(f"build times {rep['timing_drift'] * 100:+.1f} %")
-    t = Table(title=f"against {esc(rep['against'])}: {verdict}" + (f" ({'; '.join(notes)})" if notes else ""))
-    for col in ("variant", "metric", "earlier median (95% interval)", "now", ""):
-        t.add_column(col, justify="left" if col in ("variant", "metric") else "right")
+    rows = []
     for ch in rep["checks"]:
         spec = (".3f" if ch["ratio"] else ",.0f") if ch["kind"] == "size" else ".2f"
         earlier = format(ch["earlier_median"], spec)
@@ -227,9 +229,28 @@ def reproduction_table(rep: dict[str, Any]) -> Table:
             if lo is None:
                 lo, hi = ch["earlier_low"], ch["earlier_high"]
             earlier += f" ({lo:{spec}}-{hi:{spec}})"
-        t.add_row(esc(ch["variant"]), esc(ch["metric"]), earlier, format(ch["median"], spec),
-                  "ok" if ch["within"] else "[red]outside[/]")
+        rows.append((ch["variant"], ch["metric"], earlier, format(ch["median"], spec), bool(ch["within"])))
+    return (f" ({'; '.join(notes)})" if notes else ""), rows
+
+
+def reproduction_table(rep: dict[str, Any]) -> Table:
+    verdict = "[green]reproduced[/]" if rep["reproduced"] else "[red]not reproduced[/]"
+    notes, rows = _reproduction_rows(rep)
+    t = Table(title=f"against {esc(rep['against'])}: {verdict}{notes}")
+    for col in ("variant", "metric", "earlier median (95% interval)", "now", ""):
+        t.add_column(col, justify="left" if col in ("variant", "metric") else "right")
+    for variant, metric, earlier, now, within in rows:
+        t.add_row(esc(variant), esc(metric), earlier, now, "ok" if within else "[red]outside[/]")
     return t
+
+
+def reproduction_lines(rep: dict[str, Any]) -> list[str]:
+    """--against as lines for a CI log: the verdict, then one line per check."""
+    notes, rows = _reproduction_rows(rep)
+    verdict = "reproduced" if rep["reproduced"] else "not reproduced"
+    return [f"against {plain(rep['against'])}: {verdict}{notes}"] + [
+        f"  {plain(variant)} {plain(metric)}: {now}, earlier {earlier}: {'ok' if within else 'outside'}"
+        for variant, metric, earlier, now, within in rows]
 
 
 def scaling_points(c: Comparison) -> tuple[list[tuple[int, float, float]], VariantResult | None]:
