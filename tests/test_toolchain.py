@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,24 @@ def test_provisioned_wrappers_take_a_hostile_prefix(toolchain: Path, tmp_path: P
     # The config file's -isystem reached clang as one argument (-v prints it quoted, with \\$ and \\" escaped).
     shown = run.stderr.replace("\\$", "$").replace('\\"', '"')
     assert f'-isystem "{fresh}/include"' in shown
+
+
+def test_provision_says_it_downloads_and_keeps_stdout_for_the_result(tmp_path: Path) -> None:
+    """The triton wheel is hundreds of MB: provision announces the download and lets pip's lines
+    through on stderr. Served here from a local folder holding a wheel without the AMD backend."""
+    links = tmp_path / "links"
+    links.mkdir()
+    with zipfile.ZipFile(links / "triton-9.9.9-py3-none-any.whl", "w") as zf:
+        zf.writestr("triton/__init__.py", "")
+        zf.writestr("triton-9.9.9.dist-info/METADATA", "Metadata-Version: 2.1\nName: triton\nVersion: 9.9.9\n")
+        zf.writestr("triton-9.9.9.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        zf.writestr("triton-9.9.9.dist-info/RECORD", "")
+    env = {**os.environ, "ROCM_SPIRV_CACHE": str(tmp_path / "cache"), "PIP_NO_INDEX": "1",
+           "PIP_FIND_LINKS": str(links)}
+    out = subprocess.run([sys.executable, "-m", "rocm_spirv", "toolchain", "provision", "--prefix",
+                          str(tmp_path / "tc"), "--json"], capture_output=True, text=True, env=env, check=False)
+    assert out.returncode == 2 and out.stdout == ""  # the wheel lacks the headers: bad input, one line
+    lines = out.stderr.splitlines()
+    assert lines[0].startswith("rocm-spirv: downloading the triton wheel from PyPI into ")
+    assert any("triton-9.9.9-py3-none-any.whl" in ln for ln in lines[1:-1])  # pip's own lines
+    assert lines[-1].startswith("rocm-spirv: error: ") and "use a triton wheel with the AMD backend" in lines[-1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,10 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _provision(args: argparse.Namespace) -> int:
-    result = provision(args.prefix or default_prefix(), args.bundler, args.triton_wheel, args.llvm)
+    def say(message: str) -> None:  # progress goes to stderr: stdout stays the result (and --json)
+        print(f"rocm-spirv: {message}", file=sys.stderr, flush=True)
+
+    result = provision(args.prefix or default_prefix(), args.bundler, args.triton_wheel, args.llvm, say)
     if args.json:
         print(json.dumps({"prefix": result.prefix, "changed": result.changed,
                           "manifest": asdict(result.manifest)}, indent=2))

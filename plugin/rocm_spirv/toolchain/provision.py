@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -187,11 +188,11 @@ def _swap_in(staging: Path, prefix: Path) -> None:
 
 
 def provision(prefix: Path, bundler: Path | None = None, triton_wheel: Path | None = None,
-              llvm: str | None = None) -> ProvisionResult:
+              llvm: str | None = None, say: Callable[[str], None] | None = None) -> ProvisionResult:
     prefix = prefix.absolute()
     chosen = find_llvm(llvm)
     the_bundler = find_bundler(bundler, chosen)
-    wheel = triton.fetch(triton_wheel)
+    wheel = triton.fetch(triton_wheel, say)
     with locked(prefix.parent / f".{prefix.name}.lock"):
         if prefix.exists() and any(prefix.iterdir()) and not is_prefix(prefix):
             raise UserError(f"{prefix} exists and is not a rocm-spirv toolchain prefix",

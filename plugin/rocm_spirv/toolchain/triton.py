@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from rocm_spirv.errors import UserError
@@ -23,8 +24,9 @@ LIB = "triton/backends/amd/lib/"
 MAX_EXTRACT_BYTES = 64 * 1024 * 1024
 
 
-def fetch(offline_wheel: Path | None = None) -> Path:
-    """A triton wheel on disk: the one given, the cached one, or a fresh download."""
+def fetch(offline_wheel: Path | None = None, say: Callable[[str], None] | None = None) -> Path:
+    """A triton wheel on disk: the one given, the cached one, or a fresh download (announced through
+    `say`, with pip's own lines on stderr: the wheel is hundreds of MB)."""
     if offline_wheel is not None:
         if not offline_wheel.is_file():
             raise UserError(f"wheel {offline_wheel} does not exist", "pass an existing triton wheel")
@@ -34,10 +36,14 @@ def fetch(offline_wheel: Path | None = None) -> Path:
     cached = sorted(dest.glob("triton-*.whl"))
     if cached:
         return cached[-1]
+    if say is not None:
+        say(f"downloading the triton wheel from PyPI into {dest} (ROCm 7 HIP headers and device "
+            "libraries; once, then cached)")
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
          "-d", str(dest), "triton"],
-        capture_output=True, text=True, check=False,
+        stdout=sys.stderr if say is not None else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        check=False,
     )
     cached = sorted(dest.glob("triton-*.whl"))
     if proc.returncode != 0 or not cached:
