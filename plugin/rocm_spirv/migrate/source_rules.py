@@ -6,8 +6,41 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from rocm_spirv.migrate.findings import RULES, FileReport, Finding, Redirect
+from rocm_spirv.migrate.findings import E, FileReport, Finding, Redirect, Rule, W
 from rocm_spirv.migrate.pp import ARCH_MACRO, Value, directive_condition, evaluate, lookup_device
+
+RSM201 = Rule("RSM201", "arch-macro", E, "device code tests a per-arch macro",
+              "__gfx*__, __GFX*__ and __amdgcn_processor__ are not defined when compiling for amdgcnspirv.",
+              example=('k.hip', '#if defined(__gfx90a__)\n__global__ void k() {}\n#endif\n'))
+RSM202 = Rule("RSM202", "wavefront-size-macro", E, "__AMDGCN_WAVEFRONT_SIZE is used",
+              "The wavefront size is not known when SPIR-V is generated; the macro is undefined.",
+              example=('k.hip', '__global__ void k(int* o) { o[0] = __AMDGCN_WAVEFRONT_SIZE; }\n'))
+RSM203 = Rule("RSM203", "constexpr-warpsize", E, "warpSize is used as a compile-time constant",
+              "Under SPIR-V warpSize is a runtime value: not usable in constexpr, template arguments or array bounds.",
+              example=('k.hip', '__global__ void k() { __shared__ float tile[warpSize]; }\n'))
+RSM204 = Rule("RSM204", "inline-asm", E, "inline assembly in device code",
+              "GCN/RDNA assembly cannot be expressed in SPIR-V; the kernel must use builtins or stay native (hybrid).",
+              example=('k.hip', '__global__ void k() { asm volatile("s_waitcnt vmcnt(0)"); }\n'))
+RSM205 = Rule("RSM205", "unguarded-feature-builtin", W, "feature-gated __builtin_amdgcn_* without a guard",
+              "DPP, MFMA, WMMA, dot and permlane builtins exist only on some targets; guard them at JIT time.",
+              example=('k.hip', '__global__ void k(int* o) {\n'
+                                '  o[0] = __builtin_amdgcn_mov_dpp(o[0], 0x111, 15, 15, false);\n}\n'))
+RSM206 = Rule("RSM206", "has-builtin-arch-test", E, "__has_builtin(__builtin_amdgcn_…) used as an arch test",
+              "Under amdgcnspirv every AMDGCN builtin is 'present', so the test always passes.",
+              example=('k.hip', '#if __has_builtin(__builtin_amdgcn_mfma_f32_32x32x8f16)\n'
+                       '__global__ void k() {}\n'
+                       '#endif\n'))
+RSM207 = Rule("RSM207", "arch-enum-helper", W, "a helper derives the architecture from macros",
+              "Functions returning an arch enum/value from #if __gfx…__ return the fallback under SPIR-V.",
+              example=('k.hip', '__device__ int wave() {\n'
+                       '#if defined(__GFX9__)\n'
+                       '  return 64;\n'
+                       '#else\n'
+                       '  return 32;\n'
+                       '#endif\n'
+                       '}\n'))
+RULES = (RSM201, RSM202, RSM203, RSM204, RSM205, RSM206, RSM207)
+_BY_ID = {r.id: r for r in RULES}
 
 WAVEFRONT = re.compile(r"\b__AMDGCN_WAVEFRONT_SIZE(__)?\b")
 WAVEFRONT_NAMES = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
@@ -88,7 +121,7 @@ def strip(text: str) -> str:
 
 def _find(path: str, rule: str, line: int, col: int, msg: str, fix: str, snippet: str,
           conditions: tuple[str, ...] = ()) -> Finding:
-    return Finding(RULES[rule], path, line, col, msg, fix, Redirect.SOURCE, False, snippet.strip()[:120], conditions)
+    return Finding(_BY_ID[rule], path, line, col, msg, fix, Redirect.SOURCE, False, snippet.strip()[:120], conditions)
 
 
 # Markers of a file a HIP compile sees: HIP/CUDA sources, and headers declaring device code. A C++ file
