@@ -37,6 +37,9 @@ class Rule:
     # The smallest file that shows the rule, as (file name, text): tests scan each one and require this
     # rule's finding; SARIF shows it in the rule's help.
     example: tuple[str, str] = ("", "")
+    # Neither a toolchain file nor retargeting changes its build-file findings: --apply notes each one, and
+    # cmake/RocmSpirvScan.cmake (_ROCM_SPIRV_UNREACHABLE_RULES) warns about them at configure time.
+    unreachable: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,3 @@ class ScanResult:
 
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE  # short for rule declarations
 
-# Rules whose build-file findings neither a toolchain file nor retargeting can change: --apply marks each
-# with a note comment, and cmake/RocmSpirvScan.cmake (_ROCM_SPIRV_UNREACHABLE_RULES) warns at configure time.
-UNREACHABLE = frozenset({"RSM106", "RSM107", "RSM108", "RSM109", "RSM110", "RSM114", "RSM115"})

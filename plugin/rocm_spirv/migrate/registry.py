@@ -20,3 +20,10 @@ def collect(*groups: Iterable[Rule]) -> dict[str, Rule]:
 
 
 RULES = collect(cmake_checks.RULES, presets.RULES, source_rules.RULES, make_rules.RULES)
+UNREACHABLE = frozenset(r.id for r in RULES.values() if r.unreachable)
+
+
+def rule_table() -> str:
+    """The rule table of docs/migrate.md, which tests/test_migrate_registry.py holds to this text."""
+    rows = [f'| <a id="{r.id.lower()}"></a>{r.id} | {r.name} | {r.severity.value} | {r.help} |' for r in RULES.values()]
+    return "\n".join(["| id | name | severity | why |", "|---|---|---|---|", *rows]) + "\n"

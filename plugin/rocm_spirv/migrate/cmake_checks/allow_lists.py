@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 RSM108 = Rule("RSM108", "arch-allow-list", E, "an allow-list validates or filters target names",
               "Allow-lists and filters reject or silently drop `amdgcnspirv`.",
-              example=('CMakeLists.txt', 'project(p)\nlist(FILTER GPU_TARGETS INCLUDE REGEX "^gfx9")\n'))
+              example=('CMakeLists.txt', 'project(p)\nlist(FILTER GPU_TARGETS INCLUDE REGEX "^gfx9")\n'),
+              unreachable=True)
 RSM113 = Rule("RSM113", "rocm-check-target-ids", E, "rocm_check_target_ids filters the list",
               "rocm_check_target_ids keeps only targets the compiler accepts as code objects; it can drop amdgcnspirv.",
               example=('CMakeLists.txt', 'project(p)\nrocm_check_target_ids(GPU_TARGETS TARGETS "${GPU_TARGETS}")\n'))

@@ -25,7 +25,8 @@ RSM101 = Rule("RSM101", "arch-list", W, "a per-arch target list is set or defaul
 RSM114 = Rule("RSM114", "arch-list-entry", W, "one entry of the target list is taken by index",
               "list(GET GPU_TARGETS 0 …) names a file or setting after a gfx target; under SPIR-V the entry is "
               "`amdgcnspirv`.",
-              example=('CMakeLists.txt', 'project(p)\nlist(GET GPU_TARGETS 0 first)\n'))
+              example=('CMakeLists.txt', 'project(p)\nlist(GET GPU_TARGETS 0 first)\n'),
+              unreachable=True)
 
 
 def redirect_for_set(file: Analyzer, var: str, cache: bool, force: bool) -> tuple[Redirect, str]:

@@ -18,7 +18,8 @@ RSM106 = Rule("RSM106", "arch-branch", W, "the build branches on the target list
               example=('CMakeLists.txt', 'project(p)\n'
                        'if(GPU_TARGETS MATCHES "gfx90a")\n'
                        '  add_definitions(-DMI200)\n'
-                       'endif()\n'))
+                       'endif()\n'),
+              unreachable=True)
 
 
 def condition(file: Analyzer, cmd: Command) -> None:

@@ -16,11 +16,13 @@ if TYPE_CHECKING:
 RSM110 = Rule("RSM110", "findhip", W, "FindHIP hip_add_* / HCC_AMDGPU_TARGET",
               "The FindHIP module compiles through hipcc with HCC_AMDGPU_TARGET: a toolchain file that forces it to "
               "amdgcnspirv redirects it; port to enable_language(HIP).",
-              example=('CMakeLists.txt', 'project(p)\nhip_add_library(k k.cpp)\n'))
+              example=('CMakeLists.txt', 'project(p)\nhip_add_library(k k.cpp)\n'),
+              unreachable=True)
 RSM115 = Rule("RSM115", "findhip-arch-option", E, "hip_add_* passes an arch flag in HIPCC_OPTIONS/CLANG_OPTIONS",
               "Per-target options come after every flag a toolchain file can set, so --offload-arch= there always "
               "builds that native code object.",
-              example=('CMakeLists.txt', 'project(p)\nhip_add_library(k k.cpp HIPCC_OPTIONS --offload-arch=gfx90a)\n'))
+              example=('CMakeLists.txt', 'project(p)\nhip_add_library(k k.cpp HIPCC_OPTIONS --offload-arch=gfx90a)\n'),
+              unreachable=True)
 
 
 def hip_add(file: Analyzer, cmd: Command) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_lexer import Command
 from rocm_spirv.migrate.cmake_words import GUARD_VAR, line_begin, line_end
-from rocm_spirv.migrate.findings import UNREACHABLE, Edit, Redirect
+from rocm_spirv.migrate.findings import Edit, Redirect
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -42,7 +42,7 @@ def notes(file: Analyzer) -> None:
         starts.append(starts[-1] + len(text))
     by_line: dict[int, list[str]] = {}
     for f in file.report.findings:
-        if not f.handled and f.redirect is Redirect.BUILD_FILE and f.rule.id in UNREACHABLE:
+        if not f.handled and f.redirect is Redirect.BUILD_FILE and f.rule.unreachable:
             by_line.setdefault(f.line, [])
             if f"{f.rule.id} {f.rule.name}" not in by_line[f.line]:
                 by_line[f.line].append(f"{f.rule.id} {f.rule.name}")
