@@ -10,16 +10,22 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from rocm_spirv.migrate import cmake_checks, make_rules, presets, source_rules
+from rocm_spirv.migrate import cmake_checks, make_rules, presets, source_checks, source_rules
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.findings import Rule, Severity
 from rocm_spirv.migrate.registry import RULES, UNREACHABLE, collect, rule_table
 from rocm_spirv.migrate.scan import scan
 
 ROOT = Path(__file__).resolve().parent.parent
-TOPIC_MODULES = [importlib.import_module(f"{cmake_checks.__name__}.{m.name}")
-                 for m in pkgutil.iter_modules(cmake_checks.__path__)]
-DECLARING: list[ModuleType] = [m for m in TOPIC_MODULES if hasattr(m, "TOPIC")] + [source_rules, make_rules, presets]
+
+
+def _submodules(package: ModuleType) -> list[ModuleType]:
+    return [importlib.import_module(f"{package.__name__}.{m.name}") for m in pkgutil.iter_modules(package.__path__)]
+
+
+TOPIC_MODULES = _submodules(cmake_checks)
+SOURCE_MODULES = [m for m in _submodules(source_checks) if hasattr(m, "RULES")]
+DECLARING: list[ModuleType] = [m for m in TOPIC_MODULES if hasattr(m, "TOPIC")] + SOURCE_MODULES + [make_rules, presets]
 
 
 def _declared(module: ModuleType) -> tuple[Rule, ...]:
@@ -31,6 +37,8 @@ def test_every_topic_module_is_registered() -> None:
     topics = [m.TOPIC for m in TOPIC_MODULES if hasattr(m, "TOPIC")]
     assert len(topics) >= 10
     assert set(map(id, topics)) == set(map(id, cmake_checks.TOPICS))
+    assert len(SOURCE_MODULES) >= 4
+    assert {r.id for m in SOURCE_MODULES for r in m.RULES} == {r.id for r in source_rules.RULES}
 
 
 def test_registry_is_the_union_of_the_declaring_modules() -> None:
