@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rocm_spirv.migrate.cmake_checks import DISPATCH, EVERY, TOPICS
+from rocm_spirv.migrate.cmake_checks import CONDITIONS, DISPATCH, ENDS, EVERY, LOOP_ENDS, SEEN
 from rocm_spirv.migrate.cmake_checks.fixes import notes
 from rocm_spirv.migrate.cmake_conditions import toolchain_value
 from rocm_spirv.migrate.cmake_lexer import CMakeSyntaxError, Command, parse, refs
@@ -143,9 +143,8 @@ class Analyzer:
             return self.report, self.facts
         for cmd in commands:
             self.command(cmd)
-        for topic in TOPICS:
-            if topic.end is not None:
-                topic.end(self)
+        for end in ENDS:
+            end(self)
         self.report.findings.sort(key=lambda f: (f.line, f.column))
         notes(self)
         return self.report, self.facts
@@ -177,9 +176,8 @@ class Analyzer:
             self.project_seen = True
         elif name == "find_package" and values[:1] == ["RocmSpirv"]:
             self.facts.has_find_package = True
-        for topic in TOPICS:
-            if topic.seen is not None:
-                topic.seen(self, cmd)
+        for seen in SEEN:  # before a block opens: a foreach() in a loop is part of that loop's body
+            seen(self, cmd)
 
         if name == "if" or name == "while":
             self.condition(cmd)
@@ -200,16 +198,14 @@ class Analyzer:
         while self.stack:
             b = self.stack.pop()
             if b.kind == "foreach" and b.over_targets:
-                for topic in TOPICS:
-                    if topic.loop_end is not None:
-                        topic.loop_end(self, b)
+                for loop_end in LOOP_ENDS:
+                    loop_end(self, b)
             if b.kind == kind:
                 return
 
     def condition(self, cmd: Command) -> None:
-        for topic in TOPICS:
-            if topic.condition is not None:
-                topic.condition(self, cmd)
+        for check in CONDITIONS:
+            check(self, cmd)
 
     def open_if(self, cmd: Command) -> None:
         values = cmd.values()

@@ -34,3 +34,7 @@ def _dispatch(topics: tuple[Topic, ...]) -> tuple[dict[str, list[CommandHook]], 
 
 
 DISPATCH, EVERY = _dispatch(TOPICS)
+SEEN = [t.seen for t in TOPICS if t.seen is not None]
+CONDITIONS = [t.condition for t in TOPICS if t.condition is not None]
+LOOP_ENDS = [t.loop_end for t in TOPICS if t.loop_end is not None]
+ENDS = [t.end for t in TOPICS if t.end is not None]
