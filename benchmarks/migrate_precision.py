@@ -31,7 +31,10 @@ from typing import Any
 
 from rocm_spirv.migrate.pp import ARCH_MACRO
 from rocm_spirv.migrate.scan import scan
-from rocm_spirv.migrate.source_rules import FEATURE_BUILTIN, HAS_BUILTIN, INLINE_ASM, WAVEFRONT, strip
+from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HAS_BUILTIN
+from rocm_spirv.migrate.source_checks.asm import INLINE_ASM
+from rocm_spirv.migrate.source_checks.wave_size import WAVEFRONT
+from rocm_spirv.migrate.source_rules import strip
 from rocm_spirv.migrate.walk import walk
 
 HERE = Path(__file__).resolve().parent

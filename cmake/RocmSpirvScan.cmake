@@ -13,7 +13,7 @@ function(_rocm_spirv_scan_project dir)
     return()
   endif()
   # The rules (rocm-spirv migrate ids) whose findings a retargeting hook cannot fix
-  # (rocm_spirv.migrate.findings.UNREACHABLE). Only their `build-file` findings are
+  # (rocm_spirv.migrate.registry.UNREACHABLE). Only their `build-file` findings are
   # reported: a toolchain-redirectable one (FindHIP's hip_add_* reading
   # HCC_AMDGPU_TARGET, which the generated toolchain file forces) is not.
   set(_ROCM_SPIRV_UNREACHABLE_RULES RSM106 RSM107 RSM108 RSM109 RSM110 RSM114 RSM115)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from rocm_spirv.cli import main
-from rocm_spirv.migrate.findings import RULES
+from rocm_spirv.migrate.registry import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs" / "migrate.md").read_text()

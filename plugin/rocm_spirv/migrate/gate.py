@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from rocm_spirv.errors import UserError
-from rocm_spirv.migrate.findings import RULES, Finding, Redirect, ScanResult, Severity
+from rocm_spirv.migrate.findings import Finding, Redirect, ScanResult, Severity
+from rocm_spirv.migrate.registry import RULES
 
 FailOn = Literal["error", "warning", "note"]
 BASELINE_SCHEMA = "rocm-spirv/migrate-baseline/1"

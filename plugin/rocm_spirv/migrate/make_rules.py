@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rocm_spirv.migrate.cmake_rules import ARCH_ITEM, GFX, TARGET_VARS
-from rocm_spirv.migrate.findings import RULES, FileReport, Finding, Redirect
+from rocm_spirv.migrate.cmake_words import ARCH_ITEM, GFX, TARGET_VARS
+from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
 
 # Make variables projects keep their GPU list in, besides the CMake spellings.
 MAKE_LIST_VARS = TARGET_VARS | {"OFFLOAD_ARCH", "OFFLOAD_ARCHS", "HIP_ARCH", "HIP_ARCHS", "GPU_ARCH", "AMDGPU_ARCH",
@@ -17,6 +17,16 @@ ASSIGN = re.compile(r"^(?P<override>override\s+)?(?:export\s+)?(?P<var>[A-Za-z_]
 ARCH_FLAG = re.compile(r"(?:--offload-arch|--cuda-gpu-arch|--amdgpu-target|-mcpu)=(?P<value>\S+)")
 REF = re.compile(r"\$[({](?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[)}]")
 STEM = re.compile(r"^\$(?:\*|\(\*[DF]?\)|\{\*[DF]?\})$")  # $* $(*F): a pattern rule's stem
+
+RSM301 = Rule("RSM301", "make-arch-list", W, "a Makefile sets a per-arch target list",
+              "HIP_ARCHITECTURES ?= gfx… and friends decide which code objects make builds; a command-line "
+              "`make HIP_ARCHITECTURES=amdgcnspirv` overrides them unless they are `override`.",
+              example=('Makefile', 'HIP_ARCHITECTURES ?= gfx90a gfx942\n'))
+RSM302 = Rule("RSM302", "make-arch-flag", W, "a Makefile hard-codes --offload-arch= or builds per arch",
+              "A literal --offload-arch=gfx… in flags or recipes, or a pattern rule passing its stem as the arch, "
+              "builds native code objects whatever the list says.",
+              example=('Makefile', 'k.o: k.hip\n\thipcc --offload-arch=gfx90a -c $< -o $@\n'))
+RULES = (RSM301, RSM302)
 
 
 @dataclass(frozen=True)
@@ -43,8 +53,8 @@ def _logical_lines(text: str) -> list[_Line]:
     return out
 
 
-def _finding(path: str, rule: str, line: _Line, col: int, message: str, fix: str, redirect: Redirect) -> Finding:
-    return Finding(RULES[rule], path, line.no, col, message, fix, redirect, False, line.text.strip()[:120])
+def _finding(path: str, rule: Rule, line: _Line, col: int, message: str, fix: str, redirect: Redirect) -> Finding:
+    return Finding(rule, path, line.no, col, message, fix, redirect, False, line.text.strip()[:120])
 
 
 def analyze(path: str, text: str) -> FileReport:
@@ -63,12 +73,12 @@ def analyze(path: str, text: str) -> FileReport:
             if gfx and (names_only or (var in MAKE_LIST_VARS and not ARCH_FLAG.search(value))):
                 lists.add(var)
                 if m.group("override"):
-                    add(_finding(path, "RSM301", line, 1, f"override {var} {op} {' '.join(gfx[:6])}: the command "
+                    add(_finding(path, RSM301, line, 1, f"override {var} {op} {' '.join(gfx[:6])}: the command "
                                  "line cannot change it", f"drop `override`, then `make {var}=amdgcnspirv`",
                                  Redirect.BUILD_FILE))
                 else:
                     how = "an environment variable or " if op == "?=" else ""
-                    add(_finding(path, "RSM301", line, 1, f"{var} {op} {' '.join(gfx[:6])}: a per-arch target "
+                    add(_finding(path, RSM301, line, 1, f"{var} {op} {' '.join(gfx[:6])}: a per-arch target "
                                  f"list", f"build with `make {var}=amdgcnspirv` ({how}a command-line value "
                                  f"overrides `{op}`); --apply leaves Makefiles alone", Redirect.MAKE_VARIABLE))
                 continue
@@ -76,13 +86,13 @@ def analyze(path: str, text: str) -> FileReport:
             value = fm.group("value")
             refs = {r.group("name") for r in REF.finditer(value)}
             if STEM.match(value):
-                add(_finding(path, "RSM302", line, fm.start() + 1, f"{fm.group(0)}: a pattern rule builds one "
+                add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)}: a pattern rule builds one "
                              "object per arch from its stem", "under SPIR-V build one object: a rule for "
                              "--offload-arch=amdgcnspirv (or keep native objects for hybrid)",
                              Redirect.BUILD_FILE))
                 break
             if GFX.search(value) and "amdgcnspirv" not in value:
-                add(_finding(path, "RSM302", line, fm.start() + 1, f"{fm.group(0)} is hard-coded",
+                add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} is hard-coded",
                              "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES) with "
                              "HIP_ARCHITECTURES ?= gfx…), then `make HIP_ARCHITECTURES=amdgcnspirv`",
                              Redirect.BUILD_FILE))

@@ -6,10 +6,18 @@ import json
 import re
 from typing import Any
 
-from rocm_spirv.migrate.cmake_rules import ENV_VARS, GFX, TARGET_VARS
-from rocm_spirv.migrate.findings import RULES, FileReport, Finding, Redirect
+from rocm_spirv.migrate.cmake_checks.env import RSM111
+from rocm_spirv.migrate.cmake_words import ENV_VARS, GFX, TARGET_VARS
+from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
 
 FLAG_KEYS = re.compile(r"^CMAKE_(HIP|CXX|C)_FLAGS")
+
+RSM112 = Rule("RSM112", "preset-arch-list", W, "a CMake preset sets a per-arch list",
+              "Preset cacheVariables are applied with -D before the toolchain file, so only CACHE FORCE overrides "
+              "them.",
+              example=('CMakePresets.json', '{"version": 3, "configurePresets": [{"name": "mi300",\n'
+                                            '  "cacheVariables": {"GPU_TARGETS": "gfx942"}}]}\n'))
+RULES = (RSM112,)  # and RSM111, declared by cmake_checks.env
 
 
 class _Locator:
@@ -58,14 +66,14 @@ def analyze(path: str, text: str) -> FileReport:
             else:
                 continue
             report.findings.append(Finding(
-                RULES["RSM112"], path, line, 1, msg,
+                RSM112, path, line, 1, msg,
                 f'set "{key}": "amdgcnspirv" in a SPIR-V preset (or add one); a toolchain file can override it '
                 'only with CACHE … FORCE', Redirect.TOOLCHAIN_FORCE, False, f'"{key}": {json.dumps(raw)}'))
         for key, raw in (preset.get("environment") or {}).items():
             line = loc.line(key)
             if key in ENV_VARS and isinstance(raw, str) and GFX.search(raw):
                 report.findings.append(Finding(
-                    RULES["RSM111"], path, line, 1, f"preset {name} exports {key}={raw}",
+                    RSM111, path, line, 1, f"preset {name} exports {key}={raw}",
                     f'set "{key}": "amdgcnspirv" in the SPIR-V preset', Redirect.ENVIRONMENT, False,
                     f'"{key}": {json.dumps(raw)}'))
     return report

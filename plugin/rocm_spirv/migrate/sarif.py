@@ -1,12 +1,13 @@
-"""SARIF 2.1.0 for GitHub code scanning: one run, rules from findings.RULES, one result per finding."""
+"""SARIF 2.1.0 for GitHub code scanning: one run, rules from registry.RULES, one result per finding."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rocm_spirv import __version__
-from rocm_spirv.migrate.findings import RULES, ScanResult
+from rocm_spirv.migrate.findings import ScanResult
 from rocm_spirv.migrate.gate import FINGERPRINT_KEY, fingerprints
+from rocm_spirv.migrate.registry import RULES
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/rocm-spirv/rocm-spirv/blob/main/docs/migrate.md"

@@ -12,6 +12,7 @@ from rocm_spirv.fsutil import NotRegularFile, open_regular
 from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import FileReport, ScanResult
+from rocm_spirv.migrate.source_checks import wave_size
 from rocm_spirv.migrate.walk import walk
 
 MAX_BYTES = 4 << 20  # larger files are generated data, not build logic or kernels
@@ -127,7 +128,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         if report.findings or report.edits or report.error:
             result.files.append(report)
     _drop_arch_derived(result, arch_macros - live_macros)
-    if live_macros & source_rules.WAVEFRONT_NAMES:
+    if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
     return out
 
@@ -137,7 +138,7 @@ def _drop_wavefront_uses(result: ScanResult) -> None:
     for report in result.files:
         if report.kind == "source":
             report.findings[:] = [f for f in report.findings
-                                  if not (f.rule.id == "RSM202" and f.message.endswith(source_rules.WAVE_USE))]
+                                  if not (f.rule.id == "RSM202" and f.message.endswith(wave_size.WAVE_USE))]
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
 
 

@@ -1,29 +1,39 @@
-"""Findings for HIP/C++ sources. Reported only: --apply never edits a source file."""
+"""The walk over one HIP/C++ source: the device pass's view of its preprocessor branches, brace depth and
+guards, line by line, calling the checks of source_checks, which declare the rules and word the findings.
+Reported only: --apply never edits a source file."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from rocm_spirv.migrate.findings import RULES, FileReport, Finding, Redirect
+from rocm_spirv.migrate.findings import FileReport
 from rocm_spirv.migrate.pp import ARCH_MACRO, Value, directive_condition, evaluate, lookup_device
+from rocm_spirv.migrate.source_checks import amdgcn_builtins, arch_macros, asm, wave_size
+from rocm_spirv.migrate.source_checks.amdgcn_builtins import (
+    FEATURE_BUILTIN,
+    GUARD_CALL,
+    HAS_BUILTIN,
+    has_builtin,
+    has_builtin_tests,
+    unguarded,
+)
+from rocm_spirv.migrate.source_checks.arch_macros import arch_finding, arch_use, enum_helper
+from rocm_spirv.migrate.source_checks.asm import INLINE_ASM, asm_in_macro, asm_label, asm_text, gpu_asm, inline_asm
+from rocm_spirv.migrate.source_checks.wave_size import (
+    CONSTEXPR_FN,
+    CONSTEXPR_WARP,
+    FALLBACK_GUARD,
+    RETURN_WARP,
+    WAVEFRONT,
+    defines_wave_size,
+    warp_constant,
+    warp_returned,
+    wave_use,
+)
 
-WAVEFRONT = re.compile(r"\b__AMDGCN_WAVEFRONT_SIZE(__)?\b")
-WAVEFRONT_NAMES = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
-CONSTEXPR_WARP = re.compile(
-    r"\bconstexpr\b[^;{]*=\s*[^;]*\bwarpSize\b"
-    r"|<[^<>;]*\bwarpSize\b[^<>;]*>"
-    r"|\[[^\[\];]*\bwarpSize\b[^\[\];]*\]"
-    r"|\bstatic_assert\s*\([^;]*\bwarpSize\b"
-    r"|\bcase\s+[^:]*\bwarpSize\b")
-INLINE_ASM = re.compile(r"\b(__asm__|__asm|asm)\b(\s+(volatile|__volatile__|goto|inline))*\s*\(")
-FEATURE_BUILTIN = re.compile(
-    r"\b__builtin_amdgcn_(mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|s?dot\d\w*|fdot2\w*"
-    r"|permlane\w+|ds_swizzle|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
-    r"|cvt_pk_\w+|s_setprio|s_sleep_var|ballot_w64|ballot_w32"
-    r"|s_waitcnt)\b")  # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12
-HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_\w+\s*\)")
+RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULES)
+
 # Substrings a rule's pattern cannot match without. Stripping comments and strings only removes
 # matches, so a text lacking them cannot produce that rule's finding. Substring tests, as regex
 # searches over the whole text cost more than the line loop they would save.
@@ -41,15 +51,7 @@ def may_match(text: str) -> bool:
     return "__builtin_amdgcn_" in text and FEATURE_BUILTIN.search(text) is not None
 
 
-GUARD_CALL = re.compile(r"__builtin_amdgcn_(processor_is|is_invocable)\s*\(")
 PP_IF = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b(.*)$")
-# a constant: a number, an enumerator (Arch::gfx90a), an ALL_CAPS macro, true/false; not a local variable
-CONSTEXPR_FN = re.compile(r"\bconstexpr\b[^;=(]*\(")  # a constexpr function's head: constexpr int f(
-RETURN_WARP = re.compile(r"\breturn\s+warpSize\s*;")
-RETURN_VALUE = re.compile(r"\breturn\s+(?:\d+[uUlL]*|[A-Za-z_]\w*(?:::\w+)+|[A-Z][A-Z0-9_]*|true|false)\s*;")
-
-ARCH_FIX = ("branch at JIT time: if (__builtin_amdgcn_processor_is(\"gfx90a\")) … (LLVM >= 23); or keep this kernel "
-            "native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS gfx90a)")
 
 
 _LEXEMES = re.compile(
@@ -86,11 +88,6 @@ def strip(text: str) -> str:
     return _LEXEMES.sub(_blank, text)
 
 
-def _find(path: str, rule: str, line: int, col: int, msg: str, fix: str, snippet: str,
-          conditions: tuple[str, ...] = ()) -> Finding:
-    return Finding(RULES[rule], path, line, col, msg, fix, Redirect.SOURCE, False, snippet.strip()[:120], conditions)
-
-
 # Markers of a file a HIP compile sees: HIP/CUDA sources, and headers declaring device code. A C++ file
 # without any (a CPU backend, a host tool) never reaches the device pass, so its asm is host asm.
 DEVICE_SUFFIXES = (".hip", ".cu", ".cuh")
@@ -98,12 +95,7 @@ DEVICE_MARKERS = ("__global__", "__device__", "hip_runtime", "__HIP_DEVICE_COMPI
                   "__HIPCC__", "__launch_bounds__", "__CUDA_ARCH__")
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
-
-
 ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
-WAVE_USE = "has no value under amdgcnspirv"
-WAVE_DEFINED = "the project defines the wavefront-size macro when the compiler does not, as"
-FALLBACK_GUARD = re.compile(r"^\s*!\s*defined\s*\(?\s*__AMDGCN_WAVEFRONT_SIZE(__)?\s*\)?\s*$")
 
 
 def device_visible(path: str, text: str) -> bool:
@@ -201,7 +193,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             pm = PP_IF.match(full)
             dm = DEFINE.match(full)
             if dm and live and dm.group(1) == "define" and can[INLINE_ASM]:
-                _asm_in_macro(path, idx, skip_to, lines, raw_lines, dm.group(2), add, conds, visible)
+                asm_in_macro(path, idx, skip_to, lines, raw_lines, dm.group(2), add, conds, visible)
             if dm and live:
                 name, body = dm.group(2), dm.group(3)
                 if dm.group(1) == "define" and ARCH_MACRO.search(body):
@@ -229,7 +221,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     stack.append(g)
                     if live and ARCH_MACRO.search(cond):
                         g.finding = len(report.findings)
-                        add(_arch_finding(path, no, cond, full, snippet, conds))
+                        add(arch_finding(path, no, cond, full, snippet, conds))
                 elif word in ("elif", "elifdef", "elifndef") and stack:
                     g = stack[-1]
                     v = evaluate(cond, lookup)
@@ -241,7 +233,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     g.prior.append(cond)
                     if g.parent_live and ARCH_MACRO.search(cond):
                         outer = tuple(x.unknown for x in stack[:-1] if x.unknown)
-                        add(_arch_finding(path, no, cond, full, snippet, outer))
+                        add(arch_finding(path, no, cond, full, snippet, outer))
                 elif word == "else" and stack:
                     g = stack[-1]
                     g.live = g.parent_live and g.taken != 1
@@ -262,42 +254,31 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             arch_directive = bool(pm and ARCH_MACRO.search(cond))  # its RSM201 finding names the rest
             tests = [m for m in HAS_BUILTIN.finditer(full)] if live and can[HAS_BUILTIN] and not arch_directive else []
             if tests:
-                names = ", ".join(dict.fromkeys(m.group(0) for m in tests))
-                add(_find(path, "RSM206", no, tests[0].start() + 1, f"{names} {'is' if len(tests) == 1 else 'are'} "
-                          "always true under amdgcnspirv",
-                          "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)", snippet, conds))
+                add(has_builtin_tests(path, no, tests, snippet, conds))
             wm = WAVEFRONT.search(full) if live and can[WAVEFRONT] and not wave_defined and not arch_directive else None
             if wm and dm and dm.group(1) == "define" and WAVEFRONT.fullmatch(dm.group(2)):
                 wave_defined = True
-                add(_find(path, "RSM202", no, wm.start() + 1, f"{WAVE_DEFINED} {dm.group(3).strip() or 'empty'}: "
-                          "under amdgcnspirv every use sees that value, whatever the GPU's wavefront size",
-                          "drop the fallback; read warpSize (or __builtin_amdgcn_wavefrontsize()) at run time and "
-                          "size storage for 64 lanes", snippet, conds))
+                add(defines_wave_size(path, no, wm, dm.group(3), snippet, conds))
             elif wm and not dm and not (pm and FALLBACK_GUARD.match(cond)) and not (stack and stack[-1].wave):
                 if pm and word not in ("endif", "else"):
                     stack[-1].wave = True
-                add(_find(path, "RSM202", no, wm.start() + 1, f"{wm.group(0)} {WAVE_USE}",
-                          "use warpSize at run time (or __builtin_amdgcn_wavefrontsize())", snippet, conds))
+                add(wave_use(path, no, wm, snippet, conds))
             continue
         if stack and not stack[-1].code and line.strip():
             for g in stack:
                 g.code = True
         if not live:
             if stack and _arch_dead(stack) and stack[-1].direct and not stack[-1].live:
-                _enum_helper(path, no, line, snippet, stack, enum_reported, add, conds)
+                enum_helper(path, no, line, snippet, stack, enum_reported, add, conds)
             continue
         arch_uses = list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(line)))
         if arch_uses:
-            add(_find(path, "RSM201", no, line.index(arch_uses[0]) + 1,
-                      f"{', '.join(arch_uses)} {'is' if len(arch_uses) == 1 else 'are'} undefined under amdgcnspirv",
-                      ARCH_FIX, snippet, conds))
+            add(arch_use(path, no, line, arch_uses, snippet, conds))
         for m in (WAVEFRONT.finditer(line) if can[WAVEFRONT] and not wave_defined else ()):
-            add(_find(path, "RSM202", no, m.start() + 1, f"{m.group(0)} {WAVE_USE}",
-                      "use warpSize at run time (or __builtin_amdgcn_wavefrontsize())", snippet, conds))
+            add(wave_use(path, no, m, snippet, conds))
             break
         for m in (HAS_BUILTIN.finditer(line) if can[HAS_BUILTIN] else ()):
-            add(_find(path, "RSM206", no, m.start() + 1, f"{m.group(0)} is always true under amdgcnspirv",
-                      "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)", snippet, conds))
+            add(has_builtin(path, no, m, snippet, conds))
         head = CONSTEXPR_FN.search(line) if can[CONSTEXPR_WARP] else None
         if head:
             constexpr_fn = depth if "{" in line[head.end():] else -1
@@ -306,22 +287,16 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             constexpr_fn, pending_fn = depth, False
         ret = RETURN_WARP.search(line) if constexpr_fn is not None and constexpr_fn >= 0 else None
         if ret:
-            add(_find(path, "RSM203", no, ret.start() + 1, "a constexpr function returns warpSize",
-                      "read warpSize at run time; size shared memory for 64 lanes, or template on both 32 and 64 "
-                      "and dispatch at run time", snippet, conds))
+            add(warp_returned(path, no, ret, snippet, conds))
             constexpr_fn = None
         for m in (CONSTEXPR_WARP.finditer(line) if can[CONSTEXPR_WARP] else ()):
-            add(_find(path, "RSM203", no, m.start() + 1, "warpSize used as a compile-time constant",
-                      "read warpSize at run time; size shared memory for 64 lanes, or template on both 32 and 64 "
-                      "and dispatch at run time", snippet, conds))
+            add(warp_constant(path, no, m, snippet, conds))
             break
         for m in (INLINE_ASM.finditer(line) if can[INLINE_ASM] else ()):
-            if _asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()) or \
-                    not _gpu_asm(_asm_text(raw_lines, idx, m.start()), visible):
+            if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()) or \
+                    not gpu_asm(asm_text(raw_lines, idx, m.start()), visible):
                 continue
-            add(_find(path, "RSM204", no, m.start() + 1, "inline assembly cannot be lowered to SPIR-V",
-                      "replace with __builtin_amdgcn_* builtins, or build this kernel native (hybrid mode: "
-                      "rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", snippet, conds))
+            add(inline_asm(path, no, m, snippet, conds))
         guarded_line = guard_next or guard_until is not None or any(g.arch for g in stack)
         gm = GUARD_CALL.search(line)
         if gm:
@@ -336,11 +311,9 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 guard_until = depth if guard_until is None else min(guard_until, depth)
         if not guarded_line and can[FEATURE_BUILTIN]:
             for m in FEATURE_BUILTIN.finditer(line):
-                add(_find(path, "RSM205", no, m.start() + 1, f"__builtin_amdgcn_{m.group(1)} is target-specific "
-                          "and unguarded", f"if (__builtin_amdgcn_is_invocable(__builtin_amdgcn_{m.group(1)})) … "
-                          "else portable fallback (LLVM >= 23), or hybrid mode", snippet, conds))
+                add(unguarded(path, no, m, snippet, conds))
         if stack and stack[-1].direct:
-            _enum_helper(path, no, line, snippet, stack, enum_reported, add, conds)
+            enum_helper(path, no, line, snippet, stack, enum_reported, add, conds)
         depth += line.count("{") - line.count("}")
         if guard_until is not None and depth <= guard_until:
             guard_until = None
@@ -358,63 +331,3 @@ def _arch_dead(stack: list[_Group]) -> bool:
         if not g.live:
             return g.arch and g.parent_live
     return False
-
-
-def _arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: tuple[str, ...]) -> Finding:
-    names = list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(cond)))
-    col = full.find(names[0]) + 1
-    verb = "is" if len(names) == 1 else "are"
-    return _find(path, "RSM201", no, col, f"{', '.join(names)} {verb} undefined under amdgcnspirv", ARCH_FIX,
-                 snippet, conds)
-
-
-def _enum_helper(path: str, no: int, line: str, snippet: str, stack: list[_Group], reported: set[int],
-                 add: Callable[[Finding], None], conds: tuple[str, ...]) -> None:
-    m = RETURN_VALUE.search(line)
-    if m is None or len(stack) in reported:
-        return
-    reported.add(len(stack))
-    add(_find(path, "RSM207", no, m.start() + 1,
-              "returns a value chosen by an arch #if; under SPIR-V only the fallback is compiled",
-              "query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
-              "hipDeviceProp_t.gcnArchName on the host", snippet, conds))
-
-
-GCN_ASM = re.compile(r"\b(?:s|v|ds|flat|global|buffer|scratch|image|exp)_[a-z][a-z0-9_]*")
-# PTX (dotted opcodes, trap;), x86 (%%eax, rdtsc, cpuid), POWER/ARM barriers: not AMD GPU assembly.
-FOREIGN_ASM = re.compile(r"\b(?:mov|ld|st|add|mad|mul|cvt|setp|shfl|bar|membar|vote|activemask|prmt|bfe|brev)\.[a-z]"
-                         r"|\btrap;|%%[re]?[a-d]x\b|%%[re]?[sd]i\b|\b(?:rdtscp?|cpuid|xgetbv|lfence|mfence|sfence|pause"
-                         r"|isync|lwsync|hwsync|dmb|dsb|isb|yield)\b|\bnop\b")
-
-
-def _asm_text(raw_lines: list[str], i: int, col: int) -> str:
-    """The raw text of an asm statement from its keyword to the first `;`, over at most three lines."""
-    text = " ".join([raw_lines[i][col:], *raw_lines[i + 1 : i + 3]]) if i < len(raw_lines) else ""
-    end = text.find(";")
-    return text if end < 0 else text[: end + 1]  # PTX's own `;` ends the template: its opcode is before it
-
-
-def _gpu_asm(text: str, visible: bool) -> bool:
-    """AMD GPU assembly: GCN/RDNA mnemonics anywhere, or any asm but clearly foreign asm in a device file."""
-    if GCN_ASM.search(text):
-        return True
-    return visible and not FOREIGN_ASM.search(text)
-
-
-def _asm_label(line: str, start: int, raw: str, end: int) -> bool:
-    """`int f(int) __asm("llvm.amdgcn.ubfe");` names the symbol of a declaration: no assembly is emitted."""
-    return line[:start].rstrip().endswith(")") or raw[end:].lstrip().startswith('"llvm.')
-
-
-def _asm_in_macro(path: str, first: int, last: int, lines: list[str], raw_lines: list[str], name: str,
-                  add: Callable[[Finding], None], conds: tuple[str, ...], visible: bool) -> None:
-    """Inline assembly in a #define body (with continuation lines): one finding at its first asm line."""
-    for i in range(first, last + 1):
-        for m in INLINE_ASM.finditer(lines[i]):
-            raw = raw_lines[i] if i < len(raw_lines) else lines[i]
-            if not _asm_label(lines[i], m.start(), raw, m.end()) and _gpu_asm(_asm_text(raw_lines, i, m.start()),
-                                                                               visible):
-                add(_find(path, "RSM204", i + 1, m.start() + 1, f"inline assembly in macro {name} cannot be "
-                          "lowered to SPIR-V", "replace with __builtin_amdgcn_* builtins, or build the kernels "
-                          "using it native (hybrid mode)", raw, conds))
-                return

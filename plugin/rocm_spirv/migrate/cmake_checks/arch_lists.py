@@ -1,0 +1,141 @@
+"""Target lists set, appended to or read by index (RSM101, RSM114); allow-list and FindHIP
+settings met on the way are reported under their own rules."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocm_spirv.migrate.cmake_checks.allow_lists import RSM108
+from rocm_spirv.migrate.cmake_checks.env import RSM111
+from rocm_spirv.migrate.cmake_checks.findhip import RSM110
+from rocm_spirv.migrate.cmake_checks.fixes import GUARD_OPEN, wrap
+from rocm_spirv.migrate.cmake_checks.topic import Topic
+from rocm_spirv.migrate.cmake_conditions import REF
+from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
+from rocm_spirv.migrate.cmake_words import ALLOW_NAME, ARCH_ITEM, ENV_VARS, GFX, TARGET_VARS
+from rocm_spirv.migrate.findings import Redirect, Rule, W
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.cmake_rules import Analyzer
+
+RSM101 = Rule("RSM101", "arch-list", W, "a per-arch target list is set or defaulted",
+              "GPU_TARGETS, AMDGPU_TARGETS, CMAKE_HIP_ARCHITECTURES and friends decide which code objects are built; "
+              "under SPIR-V the list is `amdgcnspirv`.",
+              example=('CMakeLists.txt', 'project(p LANGUAGES HIP)\nset(GPU_TARGETS gfx90a gfx942)\n'))
+RSM114 = Rule("RSM114", "arch-list-entry", W, "one entry of the target list is taken by index",
+              "list(GET GPU_TARGETS 0 …) names a file or setting after a gfx target; under SPIR-V the entry is "
+              "`amdgcnspirv`.",
+              example=('CMakeLists.txt', 'project(p)\nlist(GET GPU_TARGETS 0 first)\n'),
+              unreachable=True)
+
+
+def redirect_for_set(file: Analyzer, var: str, cache: bool, force: bool) -> tuple[Redirect, str]:
+    if file.ctx.top_level and not file.project_seen:
+        return Redirect.TOOLCHAIN, ("set before project(); the toolchain file, read at project(), sets "
+                                    "a normal variable that shadows it")
+    if any(var in b.defaults for b in file.stack):
+        return Redirect.TOOLCHAIN, "only a default: skipped when the toolchain file has set it"
+    if force:
+        return Redirect.BUILD_FILE, "CACHE … FORCE after project() overrides any toolchain file"
+    if cache:
+        pv = file.facts.policy_version
+        if pv is not None and pv < (3, 21):
+            return (Redirect.TOOLCHAIN_FORCE,
+                    f"policy version {pv[0]}.{pv[1]} < 3.21 (CMP0126 OLD): set(CACHE) drops a normal variable, "
+                    f"so the toolchain must use set({var} amdgcnspirv CACHE STRING \"\" FORCE)")
+        return Redirect.TOOLCHAIN, f"a cache default: set({var} amdgcnspirv) in the toolchain file wins"
+    return Redirect.BUILD_FILE, "a plain set() after project() replaces the toolchain file's value"
+
+
+def set_command(file: Analyzer, cmd: Command) -> None:
+    values = cmd.values()
+    if not values:
+        return
+    var = values[0]
+    if var.startswith("ENV{") and var.endswith("}"):
+        env = var[4:-1]
+        if env in ENV_VARS:
+            file.add(RSM111, cmd, f"sets the environment list {env} for child processes",
+                     "set it to amdgcnspirv under ROCM_SPIRV_OFFLOAD=spirv", Redirect.BUILD_FILE)
+        return
+    rest = values[1:]
+    force = "FORCE" in rest and "CACHE" in rest
+    cache = "CACHE" in rest
+    if cache:
+        rest = rest[: rest.index("CACHE")]
+    if "PARENT_SCOPE" in rest:
+        rest = [v for v in rest if v != "PARENT_SCOPE"]
+    items = [i for v in rest for i in split_list(v)]
+    gfx_items = [i for i in items if GFX.search(i)]
+    copied = [m.group(1) for i in items if (m := REF.match(i))]
+    if items and len(copied) == len(items) and set(copied) <= file.arch_names():
+        file.arch_lists.add(var)
+        return  # a copy of a list: the list's origin is the finding
+    if gfx_items and var not in TARGET_VARS:
+        file.arch_lists.add(var)
+    spirv = f"set({var} amdgcnspirv{' PARENT_SCOPE' if 'PARENT_SCOPE' in values else ''})"
+    if var == "HCC_AMDGPU_TARGET":
+        if items and all(i.lower() == "amdgcnspirv" for i in items):
+            return
+        redirect, why = redirect_for_set(file, var, cache, force)
+        source = ", ".join(gfx_items[:6]) if gfx_items else " ".join(rest)
+        file.add(RSM110, cmd, f"HCC_AMDGPU_TARGET, FindHIP's per-arch list, set to {source or 'an empty list'} "
+                 f"({why})", "guard it with ROCM_SPIRV_OFFLOAD (--apply does this, with amdgcnspirv under "
+                 "SPIR-V), or redirect it from the toolchain file; better, port to enable_language(HIP)", redirect)
+        if gfx_items and not file.guarded():
+            wrap(file, cmd, spirv)
+        return
+    if var in TARGET_VARS:
+        if items and all(i.lower() == "amdgcnspirv" for i in items):
+            return
+        redirect, why = redirect_for_set(file, var, cache, force)
+        source = ", ".join(gfx_items[:6]) + (" …" if len(gfx_items) > 6 else "") if gfx_items else " ".join(rest)
+        kind = "defaulted" if any(var in b.defaults for b in file.stack) else "set"
+        file.add(RSM101, cmd, f"{var} {kind} to {source or 'an empty list'} ({why})",
+                 f"{GUARD_OPEN.split('  #')[0]} … endif() around it (--apply does this), or redirect it from "
+                 "the toolchain file", redirect)
+        if gfx_items and not file.guarded():
+            wrap(file, cmd, spirv)
+        return
+    if gfx_items and items and all(ARCH_ITEM.match(i) for i in items):
+        if ALLOW_NAME.search(var):
+            file.add(RSM108, cmd, f"{var} is an allow-list of {len(gfx_items)} arch names; amdgcnspirv is "
+                     "not in it", "add amdgcnspirv to the list, or skip the check under SPIR-V",
+                     Redirect.BUILD_FILE)
+        else:
+            file.add(RSM101, cmd, f"{var} holds arch names ({', '.join(gfx_items[:6])})",
+                     "check where it is passed; under SPIR-V the list is amdgcnspirv", Redirect.BUILD_FILE)
+
+
+def list_command(file: Analyzer, cmd: Command) -> None:
+    values = cmd.values()
+    if len(values) < 2:
+        return
+    op, var = values[0].upper(), values[1]
+    # a list of arch names: a target list, one set to gfx names here, or an allow-list the command
+    # itself feeds arch names (list(FIND SUPPORTED ${arch} …)); not list(FIND CURL_KNOWN_PROTOCOLS …)
+    others = {r.name for v in values[2:] for r in refs(v) if r.kind == "var"}
+    is_target = var in TARGET_VARS or var in file.arch_lists or (
+        bool(ALLOW_NAME.search(var)) and bool(others & file.arch_names() or any(GFX.search(v) for v in values)))
+    if op in ("FILTER", "REMOVE_ITEM") and is_target:
+        file.add(RSM108, cmd, f"list({op} {var} …) filters target names; it can drop amdgcnspirv",
+                 "skip the filter when ROCM_SPIRV_OFFLOAD is spirv", Redirect.BUILD_FILE)
+    elif op == "FIND" and is_target:
+        file.add(RSM108, cmd, f"list(FIND {var} …) validates target names", "accept amdgcnspirv",
+                 Redirect.BUILD_FILE)
+    elif op == "GET" and var in TARGET_VARS:
+        out = values[-1] if len(values) > 3 else ""
+        file.add(RSM114, cmd, f"list(GET {var} {' '.join(values[2:-1])} {out}) takes one entry of the target "
+                 "list; under SPIR-V it is amdgcnspirv, not a gfx name", "do not name files or settings after "
+                 f"{out or 'the entry'} under SPIR-V (branch on ROCM_SPIRV_OFFLOAD)", Redirect.BUILD_FILE)
+    elif op in ("APPEND", "PREPEND", "INSERT") and var in TARGET_VARS:
+        items = [i for v in values[2:] for i in split_list(v)]
+        gfx = [i for i in items if GFX.search(i)]
+        if gfx:
+            file.add(RSM101, cmd, f"appends {', '.join(gfx[:6])} to {var}; a toolchain value is extended, "
+                     "not replaced", "guard it with ROCM_SPIRV_OFFLOAD (--apply does this)", Redirect.BUILD_FILE)
+            if not file.guarded():
+                wrap(file, cmd)
+
+
+TOPIC = Topic(rules=(RSM101, RSM114), commands={"set": set_command, "list": list_command})

@@ -1,0 +1,47 @@
+"""Conditions that branch on the target list (RSM106) or validate it against an allow-list (RSM108)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocm_spirv.migrate.cmake_checks.allow_lists import RSM108
+from rocm_spirv.migrate.cmake_checks.topic import Topic
+from rocm_spirv.migrate.cmake_lexer import Command
+from rocm_spirv.migrate.cmake_words import ALLOW_NAME, GFX_LOOSE, GUARD_VAR, TARGET_VARS, arg_names
+from rocm_spirv.migrate.findings import Redirect, Rule, W
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.cmake_rules import Analyzer
+
+RSM106 = Rule("RSM106", "arch-branch", W, "the build branches on the target list",
+              "A condition such as `GPU_TARGETS MATCHES gfx90a` is false under amdgcnspirv, so its branch is lost.",
+              example=('CMakeLists.txt', 'project(p)\n'
+                       'if(GPU_TARGETS MATCHES "gfx90a")\n'
+                       '  add_definitions(-DMI200)\n'
+                       'endif()\n'),
+              unreachable=True)
+
+
+def condition(file: Analyzer, cmd: Command) -> None:
+    values = cmd.values()
+    names = {n for a in cmd.args for n in arg_names(a)}
+    upper = {v.upper() for v in values}
+    if GUARD_VAR in names:
+        return
+    arch = file.arch_names()
+    targets = names & arch
+    allow = {n for n in names if ALLOW_NAME.search(n) and n not in TARGET_VARS}
+    if "IN_LIST" in upper and allow and (targets or allow & file.arch_lists):
+        file.add(RSM108, cmd, f"the condition validates target names against {', '.join(sorted(allow))}",
+                 "accept amdgcnspirv (or skip the check when ROCM_SPIRV_OFFLOAD is spirv)", Redirect.BUILD_FILE)
+        return
+    # Per-arch only when a gfx name is compared: `if(GPU_TARGETS STREQUAL "all")` holds under SPIR-V too.
+    compared = any(GFX_LOOSE.search(v) for v in values) or ("IN_LIST" in upper and bool(names & file.arch_lists))
+    if targets and compared:
+        what = ", ".join(sorted(targets))
+        file.add(RSM106, cmd, f"branches on {what}; under amdgcnspirv the per-arch branch is not taken",
+                 "decide at JIT time with __builtin_amdgcn_processor_is in device code, or branch on "
+                 "ROCM_SPIRV_OFFLOAD", Redirect.BUILD_FILE)
+
+
+TOPIC = Topic(rules=(RSM106,), condition=condition)

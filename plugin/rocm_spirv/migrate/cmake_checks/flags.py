@@ -1,0 +1,83 @@
+"""Arch flags and AMDGPU backend options in compile options and flag variables (RSM103, RSM104,
+RSM105)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from rocm_spirv.migrate.cmake_checks.fixes import wrap
+from rocm_spirv.migrate.cmake_checks.topic import Topic
+from rocm_spirv.migrate.cmake_lexer import Command
+from rocm_spirv.migrate.cmake_words import ARCH_FLAG, FLAGS_VAR, GFX, cmd_words, flag_words, option_target
+from rocm_spirv.migrate.findings import E, Redirect, Rule, W
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.cmake_rules import Analyzer
+
+RSM103 = Rule("RSM103", "offload-arch-flag", W, "--offload-arch=gfx… is passed in options or flags",
+              "Explicit --offload-arch flags add native code objects next to (or instead of) SPIR-V.",
+              example=('CMakeLists.txt', 'project(p LANGUAGES HIP)\nadd_compile_options(--offload-arch=gfx90a)\n'))
+RSM104 = Rule("RSM104", "legacy-target-flag", E, "legacy --amdgpu-target= / -amdgpu-target= spelling",
+              "The legacy HCC spelling is not accepted for amdgcnspirv; use --offload-arch= or, better, the "
+              "target list.",
+              example=('CMakeLists.txt', 'project(p)\n'
+                       'set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} --amdgpu-target=gfx906")\n'))
+RSM105 = Rule("RSM105", "amdgpu-backend-option", W, "-mllvm -amdgpu-* backend option",
+              "AMDGPU backend options do not reach the runtime's JIT compile of SPIR-V; they are dropped or rejected.",
+              example=('CMakeLists.txt', 'project(p)\nadd_compile_options(-mllvm -amdgpu-early-inline-all=true)\n'))
+
+
+def flags(file: Analyzer, cmd: Command) -> None:
+    words = flag_words(cmd)
+    legacy = [w for w in words if re.match(r"--?amdgpu-target=", w)]
+    if legacy:
+        file.add(RSM104, cmd, f"legacy spelling {legacy[0]}", "replace with the target list (GPU_TARGETS / "
+                 "rocm_spirv_target); --offload-arch=amdgcnspirv if a flag is unavoidable", Redirect.BUILD_FILE)
+    for i, w in enumerate(words):
+        if w == "-mllvm" and i + 1 < len(words) and words[i + 1].startswith("-amdgpu-"):
+            file.add(RSM105, cmd, f"backend option -mllvm {words[i + 1]}",
+                     "drop it under SPIR-V (the JIT does not see it), or keep the kernel native (hybrid)",
+                     Redirect.BUILD_FILE)
+            break
+    arch = [w for w in words if ARCH_FLAG.match(w) and "amdgcnspirv" not in w]
+    arch += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--offload-arch" and
+             words[i + 1] != "amdgcnspirv"]
+    mcpu = [w for w in words if file.amd_mcpu(w)]
+    loop = file.in_loop_over_targets()
+    if loop is not None:
+        if not arch:
+            return  # -mcpu= in a per-arch loop is the loop's finding (RSM107)
+        on = option_target(cmd)
+        if on:
+            loop.flag_targets.add(on)
+        if not all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
+            loop.pinned_flags = True
+        return  # one construct: the loop's finding at its foreach() names these flags
+    if not (arch or mcpu):
+        return
+    values = cmd.values()
+    flags_var = cmd.name == "set" and bool(values) and bool(FLAGS_VAR.match(values[0]))
+    what = (arch or mcpu)[0]
+    where = f"{values[0]}" if flags_var else f"{cmd.name}()"
+    fix = "remove it and let the target list decide (rocm_spirv_target / ROCM_SPIRV_OFFLOAD)"
+    if flags_var:
+        fix = (f"keep it out of {values[0]} under SPIR-V (--apply guards a set() that only adds arch flags): "
+               "retargeting strips target options, not a directory's flags")
+    index = len(file.report.findings)
+    file.add(RSM103, cmd, f"passes {what} in {where}", fix, Redirect.BUILD_FILE)
+    if cmd.name == "target_compile_options" and values:
+        file.target_findings.setdefault(index, set()).add(values[0])
+    start = 1 if cmd.name == "target_compile_options" else 0
+    flag_only = cmd.name in ("add_compile_options", "target_compile_options") and all(
+        v in ("PRIVATE", "PUBLIC", "INTERFACE", "BEFORE") or ARCH_FLAG.match(v) for v in values[start:])
+    if flags_var:  # set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} --offload-arch=gfx90a")
+        own = {f"${{{values[0]}}}"}
+        added = [w for w in cmd_words(cmd)[1:] if w not in own]
+        flag_only = bool(added) and all(ARCH_FLAG.match(w) and GFX.search(w) for w in added) and \
+            "CACHE" not in values
+    if flag_only and not file.guarded():
+        wrap(file, cmd)
+
+
+TOPIC = Topic(rules=(RSM103, RSM104, RSM105), every=flags)

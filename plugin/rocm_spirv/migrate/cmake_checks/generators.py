@@ -1,0 +1,41 @@
+"""Kernel generators handed the target list (RSM109)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocm_spirv.migrate.cmake_checks.topic import Topic
+from rocm_spirv.migrate.cmake_lexer import Command
+from rocm_spirv.migrate.findings import Redirect, Rule, W
+
+GENERATOR_BUILTINS = frozenset({
+    "set", "list", "if", "elseif", "while", "foreach", "message", "string", "option", "set_property",
+    "set_target_properties", "unset", "math", "return", "cmake_parse_arguments", "separate_arguments",
+    "target_compile_options", "add_compile_options", "target_link_options", "add_link_options",
+    "rocm_check_target_ids", "hip_add_library", "hip_add_executable", "set_source_files_properties",
+    "get_property", "get_target_property", "file", "include", "configure_file",
+    "rocm_spirv_target", "rocm_spirv_retarget_directory", "target_compile_definitions", "add_definitions",
+    "target_sources", "add_library", "add_executable", "function", "macro",
+})
+GENERATOR_COMMANDS = frozenset({"add_custom_command", "add_custom_target", "execute_process"})
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.cmake_rules import Analyzer
+
+RSM109 = Rule("RSM109", "kernel-generator", W, "the target list is handed to a kernel generator",
+              "Generators invoked per arch (Tensile, CK, custom scripts) emit native objects, not SPIR-V.",
+              example=('CMakeLists.txt', 'project(p)\ntensile_create_library(ARCHITECTURE "${GPU_TARGETS}")\n'),
+              unreachable=True)
+
+
+def generator(file: Analyzer, cmd: Command) -> None:
+    if not (cmd.name in GENERATOR_COMMANDS or cmd.name not in GENERATOR_BUILTINS):
+        return
+    if not file.mentions_targets(cmd) or file.in_loop_over_targets():
+        return
+    file.add(RSM109, cmd, f"{cmd.name}() receives the target list",
+             "pass amdgcnspirv only if the generator supports SPIR-V; otherwise keep its kernels native "
+             "(rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", Redirect.BUILD_FILE)
+
+
+TOPIC = Topic(rules=(RSM109,), every=generator)

@@ -1,0 +1,137 @@
+"""HIP targets not handed to rocm_spirv_target() (RSM120), and the edits that retarget them; the
+hip::device of find_package(hip) is an RSM103."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from rocm_spirv.migrate.cmake_checks.flags import RSM103
+from rocm_spirv.migrate.cmake_checks.topic import Topic
+from rocm_spirv.migrate.cmake_lexer import Command, split_list
+from rocm_spirv.migrate.cmake_words import (
+    ARCH_FLAG,
+    GFX,
+    HIP_DEVICE,
+    HOST_ONLY_FLAGS,
+    compiles_as_hip,
+    flag_words,
+    line_begin,
+    line_end,
+    snippet,
+)
+from rocm_spirv.migrate.findings import Edit, Finding, N, Redirect, Rule
+
+RETARGET_DIRECTORY_MIN = 4  # this many HIP targets in one file: one rocm_spirv_retarget_directory() call
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.cmake_rules import Analyzer
+
+RSM120 = Rule("RSM120", "hip-target", N, "a HIP target is not retargeted",
+              "Add find_package(RocmSpirv REQUIRED) and rocm_spirv_target(<target>) so ROCM_SPIRV_OFFLOAD picks "
+              "spirv, native or hybrid.",
+              example=('CMakeLists.txt', 'project(p LANGUAGES HIP)\nadd_library(k k.hip)\n'))
+
+
+def target_facts(file: Analyzer, cmd: Command) -> None:
+    """What makes a target HIP, host-only or already retargeted."""
+    name = cmd.name
+    values = cmd.values()
+    if name == "find_package" and values[:1] == ["hip"]:
+        file.find_hip = cmd
+        file.find_hip_guarded = file.guarded()
+    elif name == "target_link_libraries" and HIP_DEVICE in values[1:]:
+        file.device_links.setdefault(values[0], cmd)
+    elif name == "target_compile_options" and values:
+        words = flag_words(cmd)
+        if compiles_as_hip(words) or any(ARCH_FLAG.match(w) for w in words):
+            file.option_targets.setdefault(values[0], cmd)
+        host = sorted(set(words) & HOST_ONLY_FLAGS)
+        if host:
+            file.host_only.setdefault(values[0], []).extend(host)
+    elif name == "rocm_spirv_target":
+        file.retargeted.update(v for v in values if v not in ("OFFLOAD", "ARCHS", "spirv", "native", "hybrid")
+                               and not GFX.fullmatch(v))
+    elif name == "rocm_spirv_retarget_directory":
+        file.retarget_directory = True
+
+
+def hip_sources(file: Analyzer, cmd: Command) -> None:
+    values = cmd.values()
+    if "LANGUAGE" in values:
+        idx = values.index("LANGUAGE")
+        if values[idx + 1 : idx + 2] == ["HIP"]:
+            file.hip_sources.update(values[: values.index("PROPERTIES")] if "PROPERTIES" in values else [])
+
+
+def target_def(file: Analyzer, cmd: Command) -> None:
+    values = cmd.values()
+    if len(values) < 2 or values[1] in ("IMPORTED", "ALIAS", "INTERFACE"):
+        return
+    file.target_defs.append((cmd, values[0], values[1:]))
+
+
+def hip_target_findings(file: Analyzer) -> None:
+    # (command to report at, definition, name, how it becomes HIP)
+    hip: list[tuple[Command, Command, str, str]] = []
+    for cmd, name, sources in file.target_defs:
+        items = [i for s in sources for i in split_list(s)]
+        if any(i.endswith(".hip") or i in file.hip_sources for i in items):
+            why = "HIP target"
+        elif name in file.property_targets:
+            why = "HIP target (HIP_ARCHITECTURES set)"
+        elif name in file.option_targets:
+            why = "C++ target compiled as HIP (-x hip / --offload-arch in its options)"
+        elif name in file.device_links:
+            why = "C++ target compiled as HIP (it links hip::device)"
+        else:
+            continue
+        if name in file.host_only:
+            file.report.findings.append(Finding(
+                RSM120, file.path, cmd.line, cmd.start - line_begin(file.src, cmd.start) + 1,
+                f"{why} {name} is host-only ({', '.join(file.host_only[name])}): no device code, so it is "
+                "not handed to rocm_spirv_target()", "nothing to do: it stays host-only under SPIR-V",
+                Redirect.TOOLCHAIN, True, snippet(file.src, cmd)))
+            continue
+        at = file.device_links[name] if why.endswith("hip::device)") else cmd
+        hip.append((at, cmd, name, why))
+    file.facts.hip_targets = [n for _, _, n, _ in hip]
+    done = {n for _, _, n, _ in hip if file.retarget_directory or n in file.retargeted}
+    users = sorted(file.device_links)
+    if users and all(u in done for u in users):  # each user gets a copy of hip::device without arch flags
+        done.add(HIP_DEVICE)
+    for index, targets in file.target_findings.items():  # the retargeting replaces these options/properties
+        if targets <= done:
+            f = file.report.findings[index]
+            file.report.findings[index] = replace(f, handled=True)
+    if file.find_hip is not None:
+        handled = file.find_hip_guarded or HIP_DEVICE in done
+        file.add(RSM103, file.find_hip, "find_package(hip): its hip::device adds one --offload-arch= per "
+                 f"GPU_TARGETS entry to every target linking it ({', '.join(users) or 'none in this file'})",
+                 "rocm_spirv_target() on those targets swaps in a copy of hip::device without the arch flags "
+                 "(--apply adds it); a toolchain GPU_TARGETS of amdgcnspirv also redirects it",
+                 Redirect.TOOLCHAIN, handled=handled)
+    pending = [(at, c, n) for at, c, n, _ in hip if n not in done]
+    for at, _, name, why in hip:
+        file.report.findings.append(Finding(
+            RSM120, file.path, at.line, at.start - line_begin(file.src, at.start) + 1,
+            f"{why} {name} is not handed to rocm_spirv_target()", "find_package(RocmSpirv REQUIRED) and "
+            f"rocm_spirv_target({name}) (--apply adds both)", Redirect.BUILD_FILE, name in done,
+            snippet(file.src, at)))
+    if not pending:
+        return
+    if len(hip) >= RETARGET_DIRECTORY_MIN:
+        pos = len(file.src)
+        nl = file.facts.newline
+        lead = "" if file.src.endswith("\n") or not file.src else nl
+        file.report.edits.append(Edit(pos, pos, f"{lead}rocm_spirv_retarget_directory()  # rocm-spirv migrate{nl}"))
+        return
+    for _, cmd, name in pending:
+        end = line_end(file.src, cmd.end)
+        indent = cmd.indent
+        file.report.edits.append(Edit(end, end, f"{file.facts.newline}{indent}rocm_spirv_target({name})"))
+
+
+TOPIC = Topic(rules=(RSM120,), seen=target_facts, end=hip_target_findings,
+              commands={"add_library": target_def, "add_executable": target_def,
+                        "set_source_files_properties": hip_sources})

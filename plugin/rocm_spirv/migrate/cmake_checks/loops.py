@@ -1,0 +1,74 @@
+"""foreach() over the target list: per-arch sources, commands and bundles (RSM107), or one
+--offload-arch= per entry (RSM103)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocm_spirv.migrate.cmake_checks.flags import RSM103
+from rocm_spirv.migrate.cmake_checks.topic import Topic
+from rocm_spirv.migrate.cmake_lexer import Command
+from rocm_spirv.migrate.cmake_words import ARCH_FLAG, cmd_words, flag_words
+from rocm_spirv.migrate.findings import Redirect, Rule, W
+
+DEFINES_SOURCES = frozenset({"target_sources", "add_library", "add_executable", "add_definitions",
+                             "target_compile_definitions", "add_compile_definitions", "configure_file",
+                             "add_custom_command", "add_custom_target", "execute_process", "hip_add_library",
+                             "hip_add_executable"})
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.cmake_rules import Analyzer, Block
+
+RSM107 = Rule("RSM107", "per-arch-loop", W, "a loop over targets adds per-arch sources, definitions or commands",
+              "Loops over the target list run once for `amdgcnspirv`; per-arch sources or -mcpu= commands break.",
+              example=('CMakeLists.txt', 'project(p)\n'
+                       'foreach(arch ${GPU_TARGETS})\n'
+                       '  add_custom_command(OUTPUT k_${arch}.co COMMAND clang -mcpu=${arch} -o k_${arch}.co k.cl)\n'
+                       'endforeach()\n'),
+              unreachable=True)
+
+
+def loop_body(file: Analyzer, cmd: Command) -> None:
+    """What a command inside a foreach() over the target list does per arch."""
+    name = cmd.name
+    loop = file.in_loop_over_targets()
+    if loop is not None and name in DEFINES_SOURCES:
+        loop.body.append(name)
+    if loop is not None and any(file.amd_mcpu(w) for w in cmd_words(cmd)):
+        loop.body.append("-mcpu=")
+    if loop is not None and any("clang-offload-bundler" in w or w.startswith("-targets=") for w in cmd_words(cmd)):
+        loop.body.append("clang-offload-bundler")  # one bundle entry per arch: never a mere probe
+    if loop is not None and any(ARCH_FLAG.match(w) for w in flag_words(cmd)):
+        loop.arch_flags = True
+
+
+def loop_finding(file: Analyzer, b: Block) -> None:
+    body = sorted(set(b.body))
+    handled = any(x.guarded for x in file.stack) or b.guarded
+    if not body and b.arch_flags:
+        if b.flag_targets:
+            file.target_findings.setdefault(len(file.report.findings), set()).update(b.flag_targets)
+        file.add(RSM103, b.cmd, f"foreach over the target list adds one --offload-arch= per entry "
+                 f"({b.loop_var}) to options or properties", "rocm_spirv_target() on the targets that get "
+                 "these flags strips them (--apply adds it); a toolchain list of amdgcnspirv makes the loop "
+                 "add --offload-arch=amdgcnspirv", Redirect.BUILD_FILE if b.pinned_flags else Redirect.TOOLCHAIN,
+                 handled=handled)
+        return
+    if not body:
+        return
+    if body == ["execute_process"]:
+        # A configure-time probe or filter (one compile per target, keep what works) builds
+        # nothing per arch: a redirected list hands it amdgcnspirv, which it must accept.
+        file.add(RSM107, b.cmd, "foreach over the target list runs execute_process per arch at configure "
+                 "time (a probe or filter)", "check the command accepts amdgcnspirv (the redirected list "
+                 "hands it that one target)", Redirect.TOOLCHAIN, handled=handled)
+        return
+    if b.arch_flags:
+        body.append("--offload-arch=")
+    file.add(RSM107, b.cmd, f"foreach over the target list runs {', '.join(body)} per arch",
+             "under SPIR-V generate one variant (skip the loop when ROCM_SPIRV_OFFLOAD is spirv) or keep these "
+             "kernels native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …)", Redirect.BUILD_FILE,
+             handled=handled)
+
+
+TOPIC = Topic(rules=(RSM107,), seen=loop_body, loop_end=loop_finding)

@@ -1,0 +1,88 @@
+"""The vocabulary CMake checks share: target-list variables, arch names and flags, and how to read a
+command's words as the compiler sees them. Pure."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs, split_list
+
+TARGET_VARS = frozenset({
+    "GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES", "AMDGPU_TARGET",
+    "GPU_ARCHS", "GPU_ARCHITECTURES", "HIP_OFFLOAD_ARCHS", "ROCM_ARCHS",
+})
+ENV_VARS = frozenset({"PYTORCH_ROCM_ARCH", "HCC_AMDGPU_TARGET", "GPU_TARGETS", "AMDGPU_TARGETS", "HIP_ARCHITECTURES"})
+GFX = re.compile(r"(?<![A-Za-z0-9_])gfx[0-9]{2,4}[a-z]?(?::[a-z]+[+-])*(?![A-Za-z0-9_])", re.IGNORECASE)
+ARCH_ITEM = re.compile(r"^(gfx[0-9]{2,4}[a-z]?(:[a-z]+[+-])*|gfx[0-9]+-generic|all|native|amdgcnspirv)$", re.I)
+GFX_LOOSE = re.compile(r"gfx", re.IGNORECASE)  # in regexes too: MATCHES "^gfx9", "^gfx[0-9]+$"
+ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)
+GUARD_VAR = "ROCM_SPIRV_OFFLOAD"
+# AMD GPU arch flags only: --offload-arch=sm_80 is CUDA, --cuda-gpu-arch=mp_21 is MUSA.
+ARCH_FLAG = re.compile(r"^(?:--offload-arch=(?!(?:sm|mp|compute)_)(.+)|--cuda-gpu-arch=((?:gfx|\$\{|\$<).+))$")
+FLAGS_VAR = re.compile(r"^CMAKE_(CXX|HIP|C|CUDA)_FLAGS(_[A-Z]+)?$")
+HOST_ONLY_FLAGS = frozenset({"--cuda-host-only", "--offload-host-only"})
+HIP_DEVICE = "hip::device"
+
+
+def line_end(src: str, pos: int) -> int:
+    """Offset of the line ending after pos (before a CRLF's '\\r'), or the end of the text."""
+    idx = src.find("\n", pos)
+    if idx < 0:
+        return len(src)
+    return idx - 1 if idx > pos and src[idx - 1] == "\r" else idx
+
+
+def line_begin(src: str, pos: int) -> int:
+    return src.rfind("\n", 0, pos) + 1
+
+
+def arg_names(arg: Arg) -> set[str]:
+    """Variable names an argument mentions: bare words (as in if()) and ${…}/$CACHE{…} references."""
+    out = {r.name for r in refs(arg.value) if r.kind in ("var", "cache")}
+    if arg.kind == "unquoted" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", arg.value):
+        out.add(arg.value)
+    return out
+
+
+def env_names(cmd: Command) -> set[str]:
+    return {r.name for a in cmd.args for r in refs(a.value) if r.kind == "env"}
+
+
+def cmd_words(cmd: Command) -> list[str]:
+    return [w for v in cmd.values() for item in split_list(v) for w in item.split()]
+
+
+_GENEX_PREFIX = re.compile(r"^(?:\$<(?:\$<[^<>]*>|[^:<>])*:)+")
+
+
+def compiler_flag(word: str) -> str:
+    """A compiler flag as the compiler sees it: `$<$<COMPILE_LANGUAGE:CXX>:SHELL:-mllvm` is `-mllvm`."""
+    word = _GENEX_PREFIX.sub("", word)
+    word = word[len("SHELL:"):] if word.startswith("SHELL:") else word
+    return word.rstrip(">") if word.startswith("-") else word
+
+
+def flag_words(cmd: Command) -> list[str]:
+    return [compiler_flag(w) for w in cmd_words(cmd)]
+
+
+def option_target(cmd: Command) -> str:
+    """The one target whose options or properties cmd sets, if any."""
+    values = cmd.values()
+    if cmd.name in ("target_compile_options", "target_link_options") and values:
+        return values[0]
+    if cmd.name == "set_property" and values[:1] == ["TARGET"] and len(values) > 2 and values[2] in (
+            "APPEND", "APPEND_STRING", "PROPERTY"):
+        return values[1]
+    return ""
+
+
+def compiles_as_hip(words: list[str]) -> bool:
+    return "-xhip" in words or any(w == "-x" and nxt == "hip" for w, nxt in itertools.pairwise(words))
+
+
+def snippet(src: str, cmd: Command) -> str:
+    text = src[cmd.start : cmd.end]
+    first = text.splitlines()[0] if text else ""
+    return first if len(first) <= 120 else first[:117] + "..."

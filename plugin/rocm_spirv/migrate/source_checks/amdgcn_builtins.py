@@ -1,0 +1,48 @@
+"""AMDGCN builtins that exist only on some targets: used unguarded (RSM205), or tested with
+__has_builtin, which every builtin passes under amdgcnspirv (RSM206)."""
+
+from __future__ import annotations
+
+import re
+
+from rocm_spirv.migrate.findings import E, Finding, Rule, W
+from rocm_spirv.migrate.source_checks import finding
+
+RSM205 = Rule("RSM205", "unguarded-feature-builtin", W, "feature-gated __builtin_amdgcn_* without a guard",
+              "DPP, MFMA, WMMA, dot and permlane builtins exist only on some targets; guard them at JIT time.",
+              example=('k.hip', '__global__ void k(int* o) {\n'
+                                '  o[0] = __builtin_amdgcn_mov_dpp(o[0], 0x111, 15, 15, false);\n}\n'))
+RSM206 = Rule("RSM206", "has-builtin-arch-test", E, "__has_builtin(__builtin_amdgcn_…) used as an arch test",
+              "Under amdgcnspirv every AMDGCN builtin is 'present', so the test always passes.",
+              example=('k.hip', '#if __has_builtin(__builtin_amdgcn_mfma_f32_32x32x8f16)\n'
+                       '__global__ void k() {}\n'
+                       '#endif\n'))
+RULES = (RSM205, RSM206)
+
+FEATURE_BUILTIN = re.compile(
+    r"\b__builtin_amdgcn_(mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|s?dot\d\w*|fdot2\w*"
+    r"|permlane\w+|ds_swizzle|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
+    r"|cvt_pk_\w+|s_setprio|s_sleep_var|ballot_w64|ballot_w32"
+    r"|s_waitcnt)\b")  # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12
+HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_\w+\s*\)")
+GUARD_CALL = re.compile(r"__builtin_amdgcn_(processor_is|is_invocable)\s*\(")
+INVOCABLE_FIX = "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)"
+
+
+def has_builtin_tests(path: str, no: int, tests: list[re.Match[str]], snippet: str,
+                      conds: tuple[str, ...]) -> Finding:
+    """The __has_builtin tests of one directive: one finding naming them all."""
+    names = ", ".join(dict.fromkeys(m.group(0) for m in tests))
+    return finding(RSM206, path, no, tests[0].start() + 1, f"{names} {'is' if len(tests) == 1 else 'are'} "
+                   "always true under amdgcnspirv", INVOCABLE_FIX, snippet, conds)
+
+
+def has_builtin(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:
+    return finding(RSM206, path, no, m.start() + 1, f"{m.group(0)} is always true under amdgcnspirv", INVOCABLE_FIX,
+                   snippet, conds)
+
+
+def unguarded(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:
+    return finding(RSM205, path, no, m.start() + 1, f"__builtin_amdgcn_{m.group(1)} is target-specific "
+                   "and unguarded", f"if (__builtin_amdgcn_is_invocable(__builtin_amdgcn_{m.group(1)})) … "
+                   "else portable fallback (LLVM >= 23), or hybrid mode", snippet, conds)

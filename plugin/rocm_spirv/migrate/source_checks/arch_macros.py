@@ -1,0 +1,57 @@
+"""Per-arch macros in device code (RSM201) and helpers returning a value an arch #if chose (RSM207)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sized
+
+from rocm_spirv.migrate.findings import E, Finding, Rule, W
+from rocm_spirv.migrate.pp import ARCH_MACRO
+from rocm_spirv.migrate.source_checks import finding
+
+RSM201 = Rule("RSM201", "arch-macro", E, "device code tests a per-arch macro",
+              "__gfx*__, __GFX*__ and __amdgcn_processor__ are not defined when compiling for amdgcnspirv.",
+              example=('k.hip', '#if defined(__gfx90a__)\n__global__ void k() {}\n#endif\n'))
+RSM207 = Rule("RSM207", "arch-enum-helper", W, "a helper derives the architecture from macros",
+              "Functions returning an arch enum/value from #if __gfx…__ return the fallback under SPIR-V.",
+              example=('k.hip', '__device__ int wave() {\n'
+                       '#if defined(__GFX9__)\n'
+                       '  return 64;\n'
+                       '#else\n'
+                       '  return 32;\n'
+                       '#endif\n'
+                       '}\n'))
+RULES = (RSM201, RSM207)
+
+# a constant: a number, an enumerator (Arch::gfx90a), an ALL_CAPS macro, true/false; not a local variable
+RETURN_VALUE = re.compile(r"\breturn\s+(?:\d+[uUlL]*|[A-Za-z_]\w*(?:::\w+)+|[A-Z][A-Z0-9_]*|true|false)\s*;")
+
+ARCH_FIX = ("branch at JIT time: if (__builtin_amdgcn_processor_is(\"gfx90a\")) … (LLVM >= 23); or keep this kernel "
+            "native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS gfx90a)")
+
+
+def arch_use(path: str, no: int, line: str, arch_uses: list[str], snippet: str, conds: tuple[str, ...]) -> Finding:
+    """Arch macros named on a line of live code (outside #if): one finding naming them all."""
+    return finding(RSM201, path, no, line.index(arch_uses[0]) + 1,
+                   f"{', '.join(arch_uses)} {'is' if len(arch_uses) == 1 else 'are'} undefined under amdgcnspirv",
+                   ARCH_FIX, snippet, conds)
+
+
+def arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: tuple[str, ...]) -> Finding:
+    names = list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(cond)))
+    col = full.find(names[0]) + 1
+    verb = "is" if len(names) == 1 else "are"
+    return finding(RSM201, path, no, col, f"{', '.join(names)} {verb} undefined under amdgcnspirv", ARCH_FIX,
+                   snippet, conds)
+
+
+def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, reported: set[int],
+                add: Callable[[Finding], None], conds: tuple[str, ...]) -> None:
+    m = RETURN_VALUE.search(line)
+    if m is None or len(stack) in reported:
+        return
+    reported.add(len(stack))
+    add(finding(RSM207, path, no, m.start() + 1,
+                "returns a value chosen by an arch #if; under SPIR-V only the fallback is compiled",
+                "query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
+                "hipDeviceProp_t.gcnArchName on the host", snippet, conds))

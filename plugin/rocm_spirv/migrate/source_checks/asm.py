@@ -1,0 +1,61 @@
+"""Inline assembly a HIP device compile sees (RSM204): GCN/RDNA mnemonics anywhere, or any asm but
+clearly foreign (PTX, x86, POWER/ARM) in a device file."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from rocm_spirv.migrate.findings import E, Finding, Rule
+from rocm_spirv.migrate.source_checks import finding
+
+RSM204 = Rule("RSM204", "inline-asm", E, "inline assembly in device code",
+              "GCN/RDNA assembly cannot be expressed in SPIR-V; the kernel must use builtins or stay native (hybrid).",
+              example=('k.hip', '__global__ void k() { asm volatile("s_waitcnt vmcnt(0)"); }\n'))
+RULES = (RSM204,)
+
+INLINE_ASM = re.compile(r"\b(__asm__|__asm|asm)\b(\s+(volatile|__volatile__|goto|inline))*\s*\(")
+GCN_ASM = re.compile(r"\b(?:s|v|ds|flat|global|buffer|scratch|image|exp)_[a-z][a-z0-9_]*")
+# PTX (dotted opcodes, trap;), x86 (%%eax, rdtsc, cpuid), POWER/ARM barriers: not AMD GPU assembly.
+FOREIGN_ASM = re.compile(r"\b(?:mov|ld|st|add|mad|mul|cvt|setp|shfl|bar|membar|vote|activemask|prmt|bfe|brev)\.[a-z]"
+                         r"|\btrap;|%%[re]?[a-d]x\b|%%[re]?[sd]i\b|\b(?:rdtscp?|cpuid|xgetbv|lfence|mfence|sfence|pause"
+                         r"|isync|lwsync|hwsync|dmb|dsb|isb|yield)\b|\bnop\b")
+
+
+def inline_asm(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:
+    return finding(RSM204, path, no, m.start() + 1, "inline assembly cannot be lowered to SPIR-V",
+                   "replace with __builtin_amdgcn_* builtins, or build this kernel native (hybrid mode: "
+                   "rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", snippet, conds)
+
+
+def asm_text(raw_lines: list[str], i: int, col: int) -> str:
+    """The raw text of an asm statement from its keyword to the first `;`, over at most three lines."""
+    text = " ".join([raw_lines[i][col:], *raw_lines[i + 1 : i + 3]]) if i < len(raw_lines) else ""
+    end = text.find(";")
+    return text if end < 0 else text[: end + 1]  # PTX's own `;` ends the template: its opcode is before it
+
+
+def gpu_asm(text: str, visible: bool) -> bool:
+    """AMD GPU assembly: GCN/RDNA mnemonics anywhere, or any asm but clearly foreign asm in a device file."""
+    if GCN_ASM.search(text):
+        return True
+    return visible and not FOREIGN_ASM.search(text)
+
+
+def asm_label(line: str, start: int, raw: str, end: int) -> bool:
+    """`int f(int) __asm("llvm.amdgcn.ubfe");` names the symbol of a declaration: no assembly is emitted."""
+    return line[:start].rstrip().endswith(")") or raw[end:].lstrip().startswith('"llvm.')
+
+
+def asm_in_macro(path: str, first: int, last: int, lines: list[str], raw_lines: list[str], name: str,
+                 add: Callable[[Finding], None], conds: tuple[str, ...], visible: bool) -> None:
+    """Inline assembly in a #define body (with continuation lines): one finding at its first asm line."""
+    for i in range(first, last + 1):
+        for m in INLINE_ASM.finditer(lines[i]):
+            raw = raw_lines[i] if i < len(raw_lines) else lines[i]
+            if not asm_label(lines[i], m.start(), raw, m.end()) and gpu_asm(asm_text(raw_lines, i, m.start()),
+                                                                            visible):
+                add(finding(RSM204, path, i + 1, m.start() + 1, f"inline assembly in macro {name} cannot be "
+                            "lowered to SPIR-V", "replace with __builtin_amdgcn_* builtins, or build the kernels "
+                            "using it native (hybrid mode)", raw, conds))
+                return
