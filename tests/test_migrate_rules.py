@@ -370,6 +370,16 @@ def test_asm_only_in_files_a_hip_compile_sees() -> None:
     assert source_rules.analyze("p.hip", power).findings == []
 
 
+def test_device_markers_are_whole_tokens() -> None:
+    # An audio library's `ma_job_process__device__reroute` holds the text "__device__" but declares no device code:
+    # its x86 cpuid is host assembly.
+    audio = ('static void ma_job_process__device__reroute(void) {}\n'
+             'static void cpu(int* info) { __asm__ __volatile__ ("xchg{l} {%%}ebx, %k1;" : "=a"(info[0])); }\n')
+    assert source_rules.analyze("audio.h", audio).findings == []
+    device = audio.replace("static void ma_job_process__device__reroute(void) {}", "__device__ void reroute() {}")
+    assert [f.rule.id for f in source_rules.analyze("audio.h", device).findings] == ["RSM204"]
+
+
 def test_arch_derived_macro_in_another_file_is_followed(tmp_path: Path) -> None:
     from rocm_spirv.migrate.scan import scan
     (tmp_path / "config.h").write_text("#pragma once\n#if defined(__gfx90a__) || defined(__gfx942__)\n"

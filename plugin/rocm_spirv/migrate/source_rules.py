@@ -96,6 +96,8 @@ def _find(path: str, rule: str, line: int, col: int, msg: str, fix: str, snippet
 DEVICE_SUFFIXES = (".hip", ".cu", ".cuh")
 DEVICE_MARKERS = ("__global__", "__device__", "hip_runtime", "__HIP_DEVICE_COMPILE__", "__builtin_amdgcn_",
                   "__HIPCC__", "__launch_bounds__", "__CUDA_ARCH__")
+# Whole tokens only: miniaudio's `ma_job_process__device__aaudio_reroute` holds "__device__" and is host code.
+DEVICE_MARKER = re.compile(r"(?<!\w)(?:" + "|".join(DEVICE_MARKERS) + ")")
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -107,7 +109,7 @@ FALLBACK_GUARD = re.compile(r"^\s*!\s*defined\s*\(?\s*__AMDGCN_WAVEFRONT_SIZE(__
 
 
 def device_visible(path: str, text: str) -> bool:
-    return path.lower().endswith(DEVICE_SUFFIXES) or any(m in text for m in DEVICE_MARKERS)
+    return path.lower().endswith(DEVICE_SUFFIXES) or DEVICE_MARKER.search(text) is not None
 
 
 @dataclass
