@@ -380,6 +380,29 @@ def test_device_markers_are_whole_tokens() -> None:
     assert [f.rule.id for f in source_rules.analyze("audio.h", device).findings] == ["RSM204"]
 
 
+def test_asm_kind_is_read_from_the_instruction_mnemonics() -> None:
+    # RISC-V vector kernels name their operands s_vec, v_acc: a GCN-looking word that is no mnemonic.
+    riscv = ('void row(const float* s, float* acc) {\n  __asm__ volatile(\n    "flw.ps f11, %[s_vec]\\n"\n'
+             '    "fadd.ps f10, f11, f10\\n" : : [s_vec] "m"(*s), [v_acc] "m"(*acc) : "f10", "f11");\n}\n')
+    assert source_rules.analyze("kernels/src/row_f32.c", riscv).findings == []
+    # PTX opcodes carry dotted modifiers (cp.async, ldmatrix.sync, mma.sync, prefetch.global): NVIDIA code
+    ptx = ('static __device__ void cp16(unsigned dst, const void* src) {\n'
+           '  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" : : "r"(dst), "l"(src));\n}\n'
+           'static __device__ void pf(const void* p) { asm volatile("prefetch.global.L2 [%0];" :: "l"(p)); }\n'
+           'static __device__ void ld(int* x, unsigned a) {\n  asm volatile(\n'
+           '    "ldmatrix.sync.aligned.m8n8.x2.b16 {%0, %1}, [%2];" : "=r"(x[0]), "=r"(x[1]) : "r"(a));\n}\n')
+    assert source_rules.analyze("copy.cuh", ptx).findings == []
+    gcn = ('static __device__ void mad(float& acc, unsigned v, unsigned u) {\n'
+           '  asm volatile("v_dot2_f32_f16 %0, %1, %2, %0" : "+v"(acc) : "v"(v), "v"(u));\n}\n'
+           'static void dp(int& c) {\n  asm("\\n \\\n    v_add3_u32 %0, %1, %2, %0 \\n \\\n" : "+v"(c));\n}\n')
+    assert [(f.line, f.rule.id) for f in source_rules.analyze("mad.cuh", gcn).findings] == [(2, "RSM204"),
+                                                                                            (5, "RSM204")]
+    # outside device files only a GCN mnemonic makes it AMD GPU assembly, also after a line splice
+    host = gcn.replace("__device__ ", "")
+    assert [(f.line, f.rule.id) for f in source_rules.analyze("mad.h", host).findings] == [(2, "RSM204"),
+                                                                                           (5, "RSM204")]
+
+
 def test_arch_derived_macro_in_another_file_is_followed(tmp_path: Path) -> None:
     from rocm_spirv.migrate.scan import scan
     (tmp_path / "config.h").write_text("#pragma once\n#if defined(__gfx90a__) || defined(__gfx942__)\n"
