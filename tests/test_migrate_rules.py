@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from rocm_spirv.migrate import cmake_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import Context
 from rocm_spirv.migrate.findings import Finding, Redirect
+from rocm_spirv.migrate.scan import scan
 from rocm_spirv.migrate.source_rules import strip
 
 DATA = Path(__file__).resolve().parent / "data" / "migrate"
@@ -413,6 +414,34 @@ def test_arch_derived_macro_in_another_file_is_followed(tmp_path: Path) -> None:
                                        '__global__ void g() { __builtin_amdgcn_mov_dpp(1, 1, 1, 1, 0); }\n#endif\n')
     found = scan(tmp_path).result.findings
     assert [(f.path, f.line, f.rule.id) for f in found] == [("config.h", 2, "RSM201"), ("gemm.hip", 6, "RSM205")]
+
+
+def test_macro_derived_from_another_files_family_macro_is_followed(tmp_path: Path) -> None:
+    # A family macro (LIB_CDNA) is defined under arch macros in one header; another header, scanned first,
+    # defines a feature macro from it next to a project switch the scan cannot know (LIB_USE_HIP).
+    (tmp_path / "a_common.h").write_text(
+        "#pragma once\n#include <hip/hip_runtime.h>\n#include \"z_vendor.h\"\n"
+        "#if defined(LIB_USE_HIP) && defined(LIB_CDNA)\n#define LIB_MFMA\n#endif\n"
+        "#if defined(LIB_USE_HIP) && (defined(LIB_CDNA) || defined(__gfx906__))\n#define LIB_DOT2\n#endif\n"
+        "__device__ void mad(float& acc, unsigned v) {\n#ifdef LIB_DOT2\n"
+        '  asm volatile("v_dot2_f32_f16 %0, %1, %1, %0" : "+v"(acc) : "v"(v));\n#endif\n}\n')
+    (tmp_path / "b_mma.h").write_text(
+        "#pragma once\n#include \"a_common.h\"\n__device__ void mma(float4& d, half4 a, half4 b) {\n"
+        "#if defined(LIB_MFMA)\n  d = __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, d, 0, 0, 0);\n#endif\n}\n")
+    (tmp_path / "z_vendor.h").write_text("#pragma once\n#if defined(__gfx942__) || defined(__gfx90a__)\n"
+                                         "#define LIB_CDNA\n#endif\n")
+    found = scan(tmp_path).result.findings
+    assert [(f.path, f.line, f.rule.id) for f in found] == [
+        ("a_common.h", 4, "RSM201"), ("a_common.h", 7, "RSM201"), ("z_vendor.h", 2, "RSM201")]
+    assert "LIB_CDNA is undefined under amdgcnspirv" in found[0].message and "so is LIB_MFMA" in found[0].message
+    assert found[0].column == 37  # at LIB_CDNA
+    # defined on the other branch as well, the feature stays live and its uses are reported
+    common = (tmp_path / "a_common.h").read_text()
+    (tmp_path / "a_common.h").write_text(common.replace("#define LIB_MFMA\n",
+                                                        "#define LIB_MFMA\n#else\n#define LIB_MFMA\n"))
+    found = scan(tmp_path).result.findings
+    assert ("b_mma.h", 5, "RSM205") in [(f.path, f.line, f.rule.id) for f in found]
+    assert ("a_common.h", 4, "RSM201") not in [(f.path, f.line, f.rule.id) for f in found]
 
 
 def test_preprocessor_evaluator_is_three_valued() -> None:
