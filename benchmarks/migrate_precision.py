@@ -151,11 +151,12 @@ HEADER = ["| tree | package (version) | held out | naive candidates | constructs
           "| recall | FP / naive |", "|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
-def markdown(rows: list[dict[str, Any]], total: dict[str, Any], before: dict[str, Any] | None) -> str:
+def markdown(rows: list[dict[str, Any]], total: dict[str, Any], before: dict[str, Any] | None,
+             held_out: str = "") -> str:
     out = ["# migrate precision on held-out real code", "",
            "`PYTHONPATH=plugin python benchmarks/migrate_precision.py`; labels in "
            "`benchmarks/data/migrate_truth.json` (one per construct, checked by reading the code).", "",
-           *HEADER]
+           *([held_out, ""] if held_out else []), *HEADER]
     out += [_row(r) for r in [*rows, total]]
     blind = [r for r in rows if r.get("held_out", "").startswith("blind")]
     if blind:
@@ -164,7 +165,7 @@ def markdown(rows: list[dict[str, Any]], total: dict[str, Any], before: dict[str
             f"candidates, on each tree and on all together. Met: {'yes' if total['met'] else 'no'}.", ""]
     if before is not None:
         b = before["total"]
-        out += [f"Before (`--before {before['plugin']}`): {b['findings']} findings, "
+        out += [f"Before ({before['label']}): {b['findings']} findings, "
                 f"{b['true_positives']} true, {b['false_positives']} false, {b['missed']} missed: "
                 f"recall {b['recall']:.1%}, false positives {b['false_positive_share_of_naive']:.1%} "
                 "of the naive candidates.", "", *HEADER, *(_row(r) for r in [*before["trees"], b]), ""]
@@ -185,6 +186,7 @@ def markdown(rows: list[dict[str, Any]], total: dict[str, Any], before: dict[str
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, help="another version's plugin/ folder to score too")
+    parser.add_argument("--before-label", help="what --before is, for the report (default: its path)")
     parser.add_argument("--cache", type=Path, default=default_cache(),
                         help="where the PyPI sdists are downloaded and unpacked (default: %(default)s)")
     args = parser.parse_args()
@@ -196,19 +198,21 @@ def main() -> int:
     try:
         roots = [root_of(t, args.cache) for t in data["trees"]]
     except Unavailable as err:
-        print(f"migrate_precision: {err}; nothing measured (the held-out trees come from PyPI)", file=sys.stderr)
+        print(f"migrate_precision: {err} Nothing measured: the held-out trees come from PyPI.", file=sys.stderr)
         return 2
     rows = [measure(t, r) for t, r in zip(data["trees"], roots, strict=True)]
     total = totals(rows)
     before = None
     if args.before is not None:
         before_rows = [measure(t, r, args.before) for t, r in zip(data["trees"], roots, strict=True)]
-        before = {"plugin": str(args.before), "trees": before_rows, "total": totals(before_rows)}
+        before = {"plugin": str(args.before), "label": args.before_label or f"`--before {args.before}`",
+                  "trees": before_rows, "total": totals(before_rows)}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "migrate_precision.json").write_text(json.dumps({"trees": rows, "total": total, "before": before},
                                                                indent=2) + "\n")
-    (RESULTS / "migrate_precision.md").write_text(markdown(rows, total, before))
-    print(markdown(rows, total, before))
+    report = markdown(rows, total, before, data.get("held_out", ""))
+    (RESULTS / "migrate_precision.md").write_text(report)
+    print(report)
     return 0 if total["met"] else 1
 
 
