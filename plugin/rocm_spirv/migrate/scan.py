@@ -151,9 +151,13 @@ def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> s
     by_name: dict[str, list[CondDefine]] = {}
     for d in cond_defines:
         by_name.setdefault(d.name, []).append(d)
+    # a branch can only turn dead through a derived macro it tests: a set test before evaluating
+    tests = {name: [set(source_rules.IDENT.findall(" ".join(d.conditions))) for d in defs]
+             for name, defs in by_name.items()}
     derived = arch - live - by_name.keys()
     while True:
         new = {name for name, defs in by_name.items() if name not in derived and name not in live
+               and all(t & derived for t in tests[name])
                and all(not source_rules.live_under(d.conditions, derived) for d in defs)}
         if not new:
             return derived
