@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from rocm_spirv.migrate import cmake_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import Context
 from rocm_spirv.migrate.findings import Finding, Redirect
+from rocm_spirv.migrate.scan import scan
 from rocm_spirv.migrate.source_rules import strip
 
 DATA = Path(__file__).resolve().parent / "data" / "migrate"
@@ -370,6 +371,39 @@ def test_asm_only_in_files_a_hip_compile_sees() -> None:
     assert source_rules.analyze("p.hip", power).findings == []
 
 
+def test_device_markers_are_whole_tokens() -> None:
+    # An audio library's `ma_job_process__device__reroute` holds the text "__device__" but declares no device code:
+    # its x86 cpuid is host assembly.
+    audio = ('static void ma_job_process__device__reroute(void) {}\n'
+             'static void cpu(int* info) { __asm__ __volatile__ ("xchg{l} {%%}ebx, %k1;" : "=a"(info[0])); }\n')
+    assert source_rules.analyze("audio.h", audio).findings == []
+    device = audio.replace("static void ma_job_process__device__reroute(void) {}", "__device__ void reroute() {}")
+    assert [f.rule.id for f in source_rules.analyze("audio.h", device).findings] == ["RSM204"]
+
+
+def test_asm_kind_is_read_from_the_instruction_mnemonics() -> None:
+    # RISC-V vector kernels name their operands s_vec, v_acc: a GCN-looking word that is no mnemonic.
+    riscv = ('void row(const float* s, float* acc) {\n  __asm__ volatile(\n    "flw.ps f11, %[s_vec]\\n"\n'
+             '    "fadd.ps f10, f11, f10\\n" : : [s_vec] "m"(*s), [v_acc] "m"(*acc) : "f10", "f11");\n}\n')
+    assert source_rules.analyze("kernels/src/row_f32.c", riscv).findings == []
+    # PTX opcodes carry dotted modifiers (cp.async, ldmatrix.sync, mma.sync, prefetch.global): NVIDIA code
+    ptx = ('static __device__ void cp16(unsigned dst, const void* src) {\n'
+           '  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" : : "r"(dst), "l"(src));\n}\n'
+           'static __device__ void pf(const void* p) { asm volatile("prefetch.global.L2 [%0];" :: "l"(p)); }\n'
+           'static __device__ void ld(int* x, unsigned a) {\n  asm volatile(\n'
+           '    "ldmatrix.sync.aligned.m8n8.x2.b16 {%0, %1}, [%2];" : "=r"(x[0]), "=r"(x[1]) : "r"(a));\n}\n')
+    assert source_rules.analyze("copy.cuh", ptx).findings == []
+    gcn = ('static __device__ void mad(float& acc, unsigned v, unsigned u) {\n'
+           '  asm volatile("v_dot2_f32_f16 %0, %1, %2, %0" : "+v"(acc) : "v"(v), "v"(u));\n}\n'
+           'static void dp(int& c) {\n  asm("\\n \\\n    v_add3_u32 %0, %1, %2, %0 \\n \\\n" : "+v"(c));\n}\n')
+    assert [(f.line, f.rule.id) for f in source_rules.analyze("mad.cuh", gcn).findings] == [(2, "RSM204"),
+                                                                                            (5, "RSM204")]
+    # outside device files only a GCN mnemonic makes it AMD GPU assembly, also after a line splice
+    host = gcn.replace("__device__ ", "")
+    assert [(f.line, f.rule.id) for f in source_rules.analyze("mad.h", host).findings] == [(2, "RSM204"),
+                                                                                           (5, "RSM204")]
+
+
 def test_arch_derived_macro_in_another_file_is_followed(tmp_path: Path) -> None:
     from rocm_spirv.migrate.scan import scan
     (tmp_path / "config.h").write_text("#pragma once\n#if defined(__gfx90a__) || defined(__gfx942__)\n"
@@ -380,6 +414,34 @@ def test_arch_derived_macro_in_another_file_is_followed(tmp_path: Path) -> None:
                                        '__global__ void g() { __builtin_amdgcn_mov_dpp(1, 1, 1, 1, 0); }\n#endif\n')
     found = scan(tmp_path).result.findings
     assert [(f.path, f.line, f.rule.id) for f in found] == [("config.h", 2, "RSM201"), ("gemm.hip", 6, "RSM205")]
+
+
+def test_macro_derived_from_another_files_family_macro_is_followed(tmp_path: Path) -> None:
+    # A family macro (LIB_CDNA) is defined under arch macros in one header; another header, scanned first,
+    # defines a feature macro from it next to a project switch the scan cannot know (LIB_USE_HIP).
+    (tmp_path / "a_common.h").write_text(
+        "#pragma once\n#include <hip/hip_runtime.h>\n#include \"z_vendor.h\"\n"
+        "#if defined(LIB_USE_HIP) && defined(LIB_CDNA)\n#define LIB_MFMA\n#endif\n"
+        "#if defined(LIB_USE_HIP) && (defined(LIB_CDNA) || defined(__gfx906__))\n#define LIB_DOT2\n#endif\n"
+        "__device__ void mad(float& acc, unsigned v) {\n#ifdef LIB_DOT2\n"
+        '  asm volatile("v_dot2_f32_f16 %0, %1, %1, %0" : "+v"(acc) : "v"(v));\n#endif\n}\n')
+    (tmp_path / "b_mma.h").write_text(
+        "#pragma once\n#include \"a_common.h\"\n__device__ void mma(float4& d, half4 a, half4 b) {\n"
+        "#if defined(LIB_MFMA)\n  d = __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, d, 0, 0, 0);\n#endif\n}\n")
+    (tmp_path / "z_vendor.h").write_text("#pragma once\n#if defined(__gfx942__) || defined(__gfx90a__)\n"
+                                         "#define LIB_CDNA\n#endif\n")
+    found = scan(tmp_path).result.findings
+    assert [(f.path, f.line, f.rule.id) for f in found] == [
+        ("a_common.h", 4, "RSM201"), ("a_common.h", 7, "RSM201"), ("z_vendor.h", 2, "RSM201")]
+    assert "LIB_CDNA is undefined under amdgcnspirv" in found[0].message and "so is LIB_MFMA" in found[0].message
+    assert found[0].column == 37  # at LIB_CDNA
+    # defined on the other branch as well, the feature stays live and its uses are reported
+    common = (tmp_path / "a_common.h").read_text()
+    (tmp_path / "a_common.h").write_text(common.replace("#define LIB_MFMA\n",
+                                                        "#define LIB_MFMA\n#else\n#define LIB_MFMA\n"))
+    found = scan(tmp_path).result.findings
+    assert ("b_mma.h", 5, "RSM205") in [(f.path, f.line, f.rule.id) for f in found]
+    assert ("a_common.h", 4, "RSM201") not in [(f.path, f.line, f.rule.id) for f in found]
 
 
 def test_preprocessor_evaluator_is_three_valued() -> None:

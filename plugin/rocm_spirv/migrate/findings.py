@@ -88,6 +88,16 @@ class Edit:
     text: str
 
 
+@dataclass(frozen=True)
+class CondDefine:
+    """A #define in a branch the device environment alone cannot decide (`#if defined(USE_HIP) && defined(CDNA)`):
+    dead, and the macro arch-derived, once the scan knows that a macro its conditions test is (from any file)."""
+
+    name: str
+    conditions: tuple[str, ...]  # the undecided enclosing conditions, innermost last
+    pending: int  # index in FileReport.pending of the finding at the innermost #if, -1 when one is reported there
+
+
 @dataclass
 class FileReport:
     path: str
@@ -99,6 +109,9 @@ class FileReport:
     # (under `#if defined(__gfx90a__)`, or with an arch macro in their body): undefined under SPIR-V.
     live_macros: set[str] = field(default_factory=set)
     arch_macros: set[str] = field(default_factory=set)
+    # #defines whose branch may turn out dead, and the findings reported if it does (see CondDefine)
+    cond_defines: list[CondDefine] = field(default_factory=list)
+    pending: list[Finding] = field(default_factory=list)
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 from rocm_spirv.fsutil import NotRegularFile, open_regular
 from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
-from rocm_spirv.migrate.findings import FileReport, ScanResult
+from rocm_spirv.migrate.findings import CondDefine, FileReport, ScanResult
 from rocm_spirv.migrate.source_checks import wave_size
 from rocm_spirv.migrate.walk import walk
 
@@ -94,6 +94,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                                              Context(top_level=True))[1].policy_version
     arch_macros: set[str] = set()
     live_macros: set[str] = set()
+    cond_reports: list[FileReport] = []  # sources with #defines that may turn out arch-derived
     for rel, kind in walk(root, exclude):
         result.files_scanned += 1
         read = _read(base / rel)
@@ -125,12 +126,43 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             report = FileReport(rel, kind, error="nested too deeply to analyze; skipped")
         if report.findings:
             gate.mark_suppressed(report.findings, text)
-        if report.findings or report.edits or report.error:
+        if report.pending:
+            gate.mark_suppressed(report.pending, text)
+        if report.cond_defines:
+            cond_reports.append(report)
+        if report.findings or report.edits or report.error or report.pending:
             result.files.append(report)
-    _drop_arch_derived(result, arch_macros - live_macros)
+    cond_defines = [d for r in cond_reports for d in r.cond_defines]
+    derived = _derive(arch_macros, live_macros, cond_defines)
+    for report in cond_reports:
+        source_rules.promote(report, derived)
+    live_macros |= {d.name for d in cond_defines} - derived
+    _drop_arch_derived(result, derived)
     if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
+    result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
     return out
+
+
+def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> set[str]:
+    """Macros undefined under SPIR-V: never defined in surely-live code (live) and otherwise only in dead arch
+    branches (arch) or in branches that are dead once those are known, to a fixed point: CDNA3 under
+    __gfx942__, CDNA under CDNA3, a feature macro under `defined(USE_HIP) && defined(CDNA)` in another file.
+    Three-valued evaluation only ever turns an undecided branch dead, so each round can only add macros."""
+    by_name: dict[str, list[CondDefine]] = {}
+    for d in cond_defines:
+        by_name.setdefault(d.name, []).append(d)
+    # a branch can only turn dead through a derived macro it tests: a set test before evaluating
+    tests = {name: [set(source_rules.IDENT.findall(" ".join(d.conditions))) for d in defs]
+             for name, defs in by_name.items()}
+    derived = arch - live - by_name.keys()
+    while True:
+        new = {name for name, defs in by_name.items() if name not in derived and name not in live
+               and all(t & derived for t in tests[name])
+               and all(not source_rules.live_under(d.conditions, derived) for d in defs)}
+        if not new:
+            return derived
+        derived |= new
 
 
 def _drop_wavefront_uses(result: ScanResult) -> None:

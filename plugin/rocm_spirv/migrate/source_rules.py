@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from rocm_spirv.migrate.findings import FileReport
+from rocm_spirv.migrate.findings import CondDefine, FileReport
 from rocm_spirv.migrate.pp import ARCH_MACRO, Value, directive_condition, evaluate, lookup_device
 from rocm_spirv.migrate.source_checks import amdgcn_builtins, arch_macros, asm, wave_size
 from rocm_spirv.migrate.source_checks.amdgcn_builtins import (
@@ -93,13 +93,15 @@ def strip(text: str) -> str:
 DEVICE_SUFFIXES = (".hip", ".cu", ".cuh")
 DEVICE_MARKERS = ("__global__", "__device__", "hip_runtime", "__HIP_DEVICE_COMPILE__", "__builtin_amdgcn_",
                   "__HIPCC__", "__launch_bounds__", "__CUDA_ARCH__")
+# Whole tokens only: miniaudio's `ma_job_process__device__aaudio_reroute` holds "__device__" and is host code.
+DEVICE_MARKER = re.compile(r"(?<!\w)(?:" + "|".join(DEVICE_MARKERS) + ")")
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
 ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
 
 
 def device_visible(path: str, text: str) -> bool:
-    return path.lower().endswith(DEVICE_SUFFIXES) or any(m in text for m in DEVICE_MARKERS)
+    return path.lower().endswith(DEVICE_SUFFIXES) or DEVICE_MARKER.search(text) is not None
 
 
 @dataclass
@@ -117,6 +119,10 @@ class _Group:
     direct: bool = False  # some condition names an arch macro itself (an arch-value helper's #if)
     code: bool = False  # the chain holds more than #error/#warning lines
     wave: bool = False  # the chain's test of the wavefront macro is reported
+    line: int = 0  # the current branch's directive: where a finding about its condition goes
+    col: int = 1  # of its `#`
+    snippet: str = ""
+    pending: int = -1  # index in FileReport.pending of the current branch's finding, if its defines may die
 
 
 def _effective(cond: str, prior: list[str]) -> str:
@@ -181,6 +187,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
     wave_defined = False  # the file #defines the wavefront macro itself: that definition is the finding
     pm: re.Match[str] | None = None
     cond = word = ""
+    sure: set[str] = set()  # macros #defined where no undecided condition can turn out false
     for idx, line in enumerate(lines):
         if idx <= skip_to:
             continue
@@ -201,6 +208,10 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     derived.add(name)
                 elif dm.group(1) == "define":
                     report.live_macros.add(name)
+                    if conds and _may_die(conds):
+                        _cond_define(path, report, stack, name, conds)
+                    else:
+                        sure.add(name)
             elif dm and dm.group(1) == "define" and stack and _arch_dead(stack):
                 report.arch_macros.add(dm.group(2))
                 derived.add(dm.group(2))
@@ -214,7 +225,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 word, rest = pm.group(1), pm.group(2)
                 cond = directive_condition(word, rest)
                 if word in ("if", "ifdef", "ifndef"):
-                    g = _Group(parent_live=live, arch=is_arch(cond), direct=bool(ARCH_MACRO.search(cond)))
+                    g = _Group(parent_live=live, arch=is_arch(cond), direct=bool(ARCH_MACRO.search(cond)),
+                               line=no, col=_indent(snippet), snippet=snippet)
                     v = evaluate(cond, lookup)
                     g.live, g.taken, g.unknown = live and v != 0, v, cond if v is None else ""
                     g.prior.append(cond)
@@ -230,6 +242,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     g.live = g.parent_live and g.taken != 1 and v != 0
                     g.unknown = _effective(cond, g.prior) if (v is None or g.taken is None) and g.live else ""
                     g.taken = 1 if g.taken == 1 or v == 1 else None if g.taken is None or v is None else 0
+                    g.line, g.col, g.snippet, g.pending = no, _indent(snippet), snippet, -1
                     g.prior.append(cond)
                     if g.parent_live and ARCH_MACRO.search(cond):
                         outer = tuple(x.unknown for x in stack[:-1] if x.unknown)
@@ -239,6 +252,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     g.live = g.parent_live and g.taken != 1
                     g.unknown = _effective("", g.prior) if g.taken is None and g.live else ""
                     g.taken = 1
+                    g.line, g.col, g.snippet, g.pending = no, _indent(snippet), snippet, -1
                 elif word == "endif" and stack:
                     g = stack.pop()
                     enum_reported.discard(len(stack) + 1)
@@ -321,8 +335,56 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             constexpr_fn = None
     if report.findings and derived - set(arch_derived):
         report.findings[:] = [f for f in report.findings if live_under(f.conditions, derived - report.live_macros)]
+    # what the scan sees as surely live; the rest waits for every file's arch-derived macros
+    report.live_macros -= {d.name for d in report.cond_defines} - sure
     report.findings.sort(key=lambda f: (f.line, f.column))
     return report
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip()) + 1
+
+
+def _unknown_as_undefined(name: str) -> Value:
+    v = lookup_device(name)
+    return 0 if v is None else v
+
+
+def _may_die(conds: tuple[str, ...]) -> bool:
+    """Some condition is false once its unknown macros are undefined: an include guard (`!defined(X_H)`) is
+    not, `defined(USE_HIP) && defined(CDNA)` is. Only those defines are kept for the scan to re-judge."""
+    return any(evaluate(c, _unknown_as_undefined) == 0 for c in conds)
+
+
+def _cond_define(path: str, report: FileReport, stack: list[_Group], name: str, conds: tuple[str, ...]) -> None:
+    g = next(x for x in reversed(stack) if x.unknown)
+    if g.direct:  # the chain's own RSM201 covers it
+        index = -1
+    elif g.pending >= 0:
+        index = g.pending
+    else:
+        index = g.pending = len(report.pending)
+        report.pending.append(arch_macros.pending_derived(path, g.line, g.col, g.snippet, conds[:-1]))
+    report.cond_defines.append(CondDefine(name, conds, index))
+
+
+def promote(report: FileReport, derived: set[str]) -> None:
+    """Report the #ifs whose defines the scan found dead because they test macros derived from arch macros
+    (in this file or another), naming those macros and the ones defined under them."""
+    names: dict[int, list[str]] = {}
+    for d in report.cond_defines:
+        if d.pending >= 0 and d.name in derived:
+            names.setdefault(d.pending, []).append(d.name)
+    for index, defined in names.items():
+        f = report.pending[index]
+        cond = next(d.conditions[-1] for d in report.cond_defines if d.pending == index)
+        tested = [n for n in dict.fromkeys(IDENT.findall(cond)) if n in derived]
+        if not tested or live_under((cond,), derived):  # dead for an enclosing #if: that one is the construct
+            continue
+        at = f.snippet.find(tested[0])  # the snippet starts at the `#`
+        report.findings.append(replace(f, column=f.column + max(at, 0),
+                                       message=arch_macros.derived_message(tested, defined)))
+    report.findings.sort(key=lambda f: (f.line, f.column))
 
 
 def _arch_dead(stack: list[_Group]) -> bool:

@@ -55,3 +55,16 @@ def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, repor
                 "returns a value chosen by an arch #if; under SPIR-V only the fallback is compiled",
                 "query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
                 "hipDeviceProp_t.gcnArchName on the host", snippet, conds))
+
+
+def pending_derived(path: str, line: int, col: int, snippet: str, conds: tuple[str, ...]) -> Finding:
+    """An #if whose #defines die if the macros it tests turn out arch-derived, which the scan learns only once
+    every file is read; derived_message words it then."""
+    return finding(RSM201, path, line, col, "", ARCH_FIX, snippet, conds)
+
+
+def derived_message(tested: list[str], defined: list[str]) -> str:
+    verb = "is" if len(tested) == 1 else "are"
+    return (f"{', '.join(tested)} {verb} undefined under amdgcnspirv (derived from arch macros); so is "
+            f"{', '.join(dict.fromkeys(defined))}, defined under it (its uses are covered here)")
+
