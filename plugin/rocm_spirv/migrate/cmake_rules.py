@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from rocm_spirv.migrate.cmake_conditions import REF, toolchain_value
 from rocm_spirv.migrate.cmake_lexer import Arg, CMakeSyntaxError, Command, parse, refs, split_list
+from rocm_spirv.migrate.cmake_targets import Variables, hip_language_sources, is_hip_source
 from rocm_spirv.migrate.findings import RULES, UNREACHABLE, Edit, FileReport, Finding, Redirect
 
 TARGET_VARS = frozenset({
@@ -167,6 +168,7 @@ class _Analyzer:
         self.retargeted: set[str] = set()
         self.retarget_directory = False
         self.hip_sources: set[str] = set()
+        self.variables = Variables()  # target names and source lists through set() (cmake_targets.py)
         self.target_defs: list[tuple[Command, str, list[str]]] = []
         self.property_targets: dict[str, Command] = {}
         self.option_targets: dict[str, Command] = {}  # -x hip / arch flags in target_compile_options
@@ -178,6 +180,10 @@ class _Analyzer:
         self.target_findings: dict[int, set[str]] = {}  # finding index -> targets whose retargeting fixes it
 
     # -- helpers ---------------------------------------------------------------------------
+    def target(self, raw: str) -> str:
+        """A target name as this point of the file gives it: `${example_name}` is hip_saxpy."""
+        return self.variables.expand(raw)
+
     def guarded(self) -> bool:
         return any(b.guarded for b in self.stack)
 
@@ -256,6 +262,7 @@ class _Analyzer:
     def command(self, cmd: Command) -> None:
         name = cmd.name
         values = cmd.values()
+        self.variables.update(cmd)
         if name in ("endif", "endforeach", "endwhile", "endfunction", "endmacro", "endblock"):
             self.close(name[3:])
             return
@@ -284,17 +291,17 @@ class _Analyzer:
             self.find_hip = cmd
             self.find_hip_guarded = self.guarded()
         elif name == "target_link_libraries" and HIP_DEVICE in values[1:]:
-            self.device_links.setdefault(values[0], cmd)
+            self.device_links.setdefault(self.target(values[0]), cmd)
         elif name == "target_compile_options" and values:
             words = _flag_words(cmd)
             if _compiles_as_hip(words) or any(ARCH_FLAG.match(w) for w in words):
-                self.option_targets.setdefault(values[0], cmd)
+                self.option_targets.setdefault(self.target(values[0]), cmd)
             host = sorted(set(words) & HOST_ONLY_FLAGS)
             if host:
-                self.host_only.setdefault(values[0], []).extend(host)
+                self.host_only.setdefault(self.target(values[0]), []).extend(host)
         elif name == "rocm_spirv_target":
-            self.retargeted.update(v for v in values if v not in ("OFFLOAD", "ARCHS", "spirv", "native", "hybrid")
-                                   and not GFX.fullmatch(v))
+            self.retargeted.update(self.target(v) for v in values if v not in (
+                "OFFLOAD", "ARCHS", "spirv", "native", "hybrid") and not GFX.fullmatch(v))
         elif name == "rocm_spirv_retarget_directory":
             self.retarget_directory = True
 
@@ -335,10 +342,8 @@ class _Analyzer:
             self.hip_add(cmd)
         elif name in ("add_library", "add_executable"):
             self.target_def(cmd)
-        elif name == "set_source_files_properties" and "LANGUAGE" in values:
-            idx = values.index("LANGUAGE")
-            if values[idx + 1 : idx + 2] == ["HIP"]:
-                self.hip_sources.update(values[: values.index("PROPERTIES")] if "PROPERTIES" in values else [])
+        if name in ("set_source_files_properties", "set_property") and "LANGUAGE" in values:
+            self.hip_sources.update(hip_language_sources(cmd, self.variables))
         if name in GENERATOR_COMMANDS or name not in GENERATOR_BUILTINS:
             self.generator(cmd)
 
@@ -574,6 +579,7 @@ class _Analyzer:
             targets = [v for v in values[1:end] if v not in ("APPEND", "APPEND_STRING")]
         else:
             targets = []
+        targets = [self.target(t) for t in targets]
         idx = values.index("HIP_ARCHITECTURES")
         if cmd.name == "set_property":  # PROPERTY HIP_ARCHITECTURES <value>...
             arch = ";".join(values[idx + 1 :])
@@ -622,7 +628,7 @@ class _Analyzer:
                 return  # -mcpu= in a per-arch loop is the loop's finding (RSM107)
             on = _option_target(cmd)
             if on:
-                loop.flag_targets.add(on)
+                loop.flag_targets.add(self.target(on))
             if not all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
                 loop.pinned_flags = True
             return  # one construct: the loop's finding at its foreach() names these flags
@@ -639,7 +645,7 @@ class _Analyzer:
         index = len(self.report.findings)
         self.add("RSM103", cmd, f"passes {what} in {where}", fix, Redirect.BUILD_FILE)
         if cmd.name == "target_compile_options" and values:
-            self.target_findings.setdefault(index, set()).add(values[0])
+            self.target_findings.setdefault(index, set()).add(self.target(values[0]))
         start = 1 if cmd.name == "target_compile_options" else 0
         flag_only = cmd.name in ("add_compile_options", "target_compile_options") and all(
             v in ("PRIVATE", "PUBLIC", "INTERFACE", "BEFORE") or ARCH_FLAG.match(v) for v in values[start:])
@@ -693,14 +699,13 @@ class _Analyzer:
         values = cmd.values()
         if len(values) < 2 or values[1] in ("IMPORTED", "ALIAS", "INTERFACE"):
             return
-        self.target_defs.append((cmd, values[0], values[1:]))
+        self.target_defs.append((cmd, self.target(values[0]), self.variables.items(values[1:])))
 
     def hip_target_findings(self) -> None:
         # (command to report at, definition, name, how it becomes HIP)
         hip: list[tuple[Command, Command, str, str]] = []
-        for cmd, name, sources in self.target_defs:
-            items = [i for s in sources for i in split_list(s)]
-            if any(i.endswith(".hip") or i in self.hip_sources for i in items):
+        for cmd, name, items in self.target_defs:
+            if any(is_hip_source(i, self.hip_sources) for i in items):
                 why = "HIP target"
             elif name in self.property_targets:
                 why = "HIP target (HIP_ARCHITECTURES set)"
@@ -736,11 +741,11 @@ class _Analyzer:
                      "(--apply adds it); a toolchain GPU_TARGETS of amdgcnspirv also redirects it",
                      Redirect.TOOLCHAIN, handled=handled)
         pending = [(at, c, n) for at, c, n, _ in hip if n not in done]
-        for at, _, name, why in hip:
+        for at, cmd, name, why in hip:  # the call is written as the definition spells the name
             self.report.findings.append(Finding(
                 RULES["RSM120"], self.path, at.line, at.start - _line_begin(self.src, at.start) + 1,
                 f"{why} {name} is not handed to rocm_spirv_target()", "find_package(RocmSpirv REQUIRED) and "
-                f"rocm_spirv_target({name}) (--apply adds both)", Redirect.BUILD_FILE, name in done,
+                f"rocm_spirv_target({cmd.values()[0]}) (--apply adds both)", Redirect.BUILD_FILE, name in done,
                 _snippet(self.src, at)))
         if not pending:
             return
@@ -750,10 +755,10 @@ class _Analyzer:
             lead = "" if self.src.endswith("\n") or not self.src else nl
             self.report.edits.append(Edit(pos, pos, f"{lead}rocm_spirv_retarget_directory()  # rocm-spirv migrate{nl}"))
             return
-        for _, cmd, name in pending:
+        for _, cmd, _ in pending:
             end = _line_end(self.src, cmd.end)
             indent = cmd.indent
-            self.report.edits.append(Edit(end, end, f"{self.facts.newline}{indent}rocm_spirv_target({name})"))
+            self.report.edits.append(Edit(end, end, f"{self.facts.newline}{indent}rocm_spirv_target({cmd.values()[0]})"))
 
 
 def analyze(path: str, src: str, ctx: Context | None = None) -> tuple[FileReport, CMakeFacts]:

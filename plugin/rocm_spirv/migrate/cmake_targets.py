@@ -1,0 +1,174 @@
+"""Target names and source lists of one CMake file as far as its text fixes them.
+
+Example collections name targets and sources through variables (`set(example_name hip_saxpy)`,
+`add_executable(${example_name} ${sources})`) and pick the language through one
+(`set_source_files_properties(${sources} PROPERTIES LANGUAGE ${GPU_RUNTIME})` with GPU_RUNTIME
+defaulting to HIP). Variables tracks the directory-scope values set()/list()/file(GLOB) give, in
+file order, so the analyzer can see which targets compile HIP. Pure: commands in, strings out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rocm_spirv.migrate.cmake_lexer import Command, split_list
+
+MAX_VALUE = 1 << 16  # characters per variable: list(APPEND x ${x} ${x}) doubles; past this it is unknown
+MAX_DEPTH = 8  # rounds of expansion: ${CMAKE_${GPU_RUNTIME}_STANDARD} takes two
+HIP_SUFFIXES = (".hip",)
+_INNER_REF = re.compile(r"\$\{([A-Za-z0-9_./+-]+)\}")
+_SOURCE_DIR = ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/", "./")
+_SET_OPTIONS = frozenset({"PARENT_SCOPE"})
+_GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
+_SOURCE_SCOPES = frozenset({"DIRECTORY", "TARGET_DIRECTORY"})
+
+
+@dataclass
+class Variables:
+    """Directory-scope variables whose values this file gives. A foreach variable is unknown inside
+    its loop (the loop's body stands for every item); set() inside function() or macro() bodies is
+    not the directory's. Unknown references stay as written, so two spellings of one unresolved
+    name still compare equal."""
+
+    values: dict[str, str] = field(default_factory=dict)
+    _loops: list[tuple[str, str | None]] = field(default_factory=list)  # loop variable, value before
+    _bodies: int = 0  # depth of function()/macro() definitions
+
+    def expand(self, text: str) -> str:
+        for _ in range(MAX_DEPTH):
+            if "${" not in text:
+                break
+            new = _INNER_REF.sub(lambda m: self.values.get(m.group(1), m.group(0)), text)
+            if new == text or len(new) > MAX_VALUE:
+                break
+            text = new
+        return text
+
+    def items(self, values: list[str]) -> list[str]:
+        """The list elements a command sees for these arguments (unquoted ones split after expansion)."""
+        return [i for v in values for i in split_list(self.expand(v))]
+
+    def update(self, cmd: Command) -> None:
+        name = cmd.name
+        if name in ("function", "macro"):
+            self._bodies += 1
+        elif name in ("endfunction", "endmacro"):
+            self._bodies = max(0, self._bodies - 1)
+        elif self._bodies:
+            return
+        elif name == "foreach":
+            var = cmd.values()[0] if cmd.values() else ""
+            self._loops.append((var, self.values.pop(var, None)))
+        elif name == "endforeach" and self._loops:
+            var, before = self._loops.pop()
+            self.values.pop(var, None)
+            if before is not None:
+                self.values[var] = before
+        elif name == "set":
+            self._set(cmd.values())
+        elif name == "unset" and cmd.values():
+            self.values.pop(self._name(cmd.values()[0]), None)
+        elif name == "list":
+            self._list(cmd.values())
+        elif name == "file":
+            self._glob(cmd.values())
+
+    def _store(self, var: str, items: list[str]) -> None:
+        value = ";".join(items)
+        if len(value) > MAX_VALUE:
+            self.values.pop(var, None)
+        else:
+            self.values[var] = value
+
+    def _name(self, raw: str) -> str:
+        """A variable name as set() sees it (`${prefix}_SOURCES` expanded); "" if it stays unknown."""
+        name = self.expand(raw)
+        return "" if "${" in name or "$<" in name else name
+
+    def _set(self, values: list[str]) -> None:
+        var = self._name(values[0]) if values else ""
+        if not var or var.startswith("ENV{"):
+            return
+        rest = values[1:]
+        if "CACHE" in rest:  # set(V default CACHE TYPE doc): the default, unless the user gave one
+            rest = rest[: rest.index("CACHE")]
+        rest = [v for v in rest if v not in _SET_OPTIONS]
+        if not rest:
+            self.values.pop(var, None)
+            return
+        self._store(var, self.items(rest))
+
+    def _list(self, values: list[str]) -> None:
+        if len(values) < 2:
+            return
+        op, var = values[0].upper(), self._name(values[1])
+        if not var:
+            return
+        if op in ("APPEND", "PREPEND"):
+            known = self.values.get(var, "")
+            old = split_list(known)
+            new = self.items(values[2:])
+            self._store(var, [*old, *new] if op == "APPEND" else [*new, *old])
+        elif op == "REMOVE_ITEM" and var in self.values:
+            drop = set(self.items(values[2:]))
+            self._store(var, [i for i in split_list(self.values[var]) if i not in drop])
+        elif op not in ("LENGTH", "GET", "JOIN", "FIND"):
+            self.values.pop(var, None)  # changed in a way not followed here
+
+    def _glob(self, values: list[str]) -> None:
+        """file(GLOB var [options] patterns…): the patterns stand for the files (`src/*.hip` is HIP)."""
+        if len(values) < 2 or values[0].upper() not in ("GLOB", "GLOB_RECURSE"):
+            return
+        var = self._name(values[1])
+        if not var:
+            return
+        patterns: list[str] = []
+        skip = False
+        for v in values[2:]:
+            if skip:
+                skip = False
+            elif v in ("RELATIVE", "LIST_DIRECTORIES"):
+                skip = True
+            elif v not in _GLOB_OPTIONS:
+                patterns.append(v)
+        self._store(var, self.items(patterns))
+
+
+def source_key(item: str) -> str:
+    """One spelling per source file: `${CMAKE_CURRENT_SOURCE_DIR}/a.cpp`, `./a.cpp` and `a.cpp` agree."""
+    for prefix in _SOURCE_DIR:
+        if item.startswith(prefix):
+            return item[len(prefix) :]
+    return item
+
+
+def is_hip_source(item: str, hip_sources: set[str]) -> bool:
+    """A .hip file (or a pattern for them), or one a LANGUAGE HIP property marks."""
+    key = source_key(item)
+    return key.lower().endswith(HIP_SUFFIXES) or key in hip_sources
+
+
+def hip_language_sources(cmd: Command, variables: Variables) -> list[str]:
+    """Sources that set_source_files_properties(… PROPERTIES LANGUAGE HIP) or
+    set_property(SOURCE … PROPERTY LANGUAGE HIP) make HIP, the language given literally or through a
+    variable whose value here is HIP (`LANGUAGE ${GPU_RUNTIME}`)."""
+    values = cmd.values()
+    if cmd.name == "set_source_files_properties":
+        if "PROPERTIES" not in values:
+            return []
+        end = values.index("PROPERTIES")
+        files, props = values[:end], values[end + 1 :]
+    elif cmd.name == "set_property" and values[:1] == ["SOURCE"] and "PROPERTY" in values:
+        end = values.index("PROPERTY")
+        files, props = values[1:end], values[end + 1 :]
+    else:
+        return []
+    for keyword in _SOURCE_SCOPES:
+        if keyword in files:
+            files = files[: files.index(keyword)]
+    pairs = zip(props[0::2], props[1::2], strict=False) if cmd.name == "set_source_files_properties" else [
+        (props[0], ";".join(props[1:]))] if props else []
+    if not any(k == "LANGUAGE" and variables.expand(v) == "HIP" for k, v in pairs):
+        return []
+    return [source_key(i) for i in variables.items(files)]
