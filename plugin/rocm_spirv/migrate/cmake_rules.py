@@ -758,7 +758,8 @@ class _Analyzer:
         for _, cmd, _ in pending:
             end = _line_end(self.src, cmd.end)
             indent = cmd.indent
-            self.report.edits.append(Edit(end, end, f"{self.facts.newline}{indent}rocm_spirv_target({cmd.values()[0]})"))
+            call = f"rocm_spirv_target({cmd.values()[0]})"
+            self.report.edits.append(Edit(end, end, f"{self.facts.newline}{indent}{call}"))
 
 
 def analyze(path: str, src: str, ctx: Context | None = None) -> tuple[FileReport, CMakeFacts]:

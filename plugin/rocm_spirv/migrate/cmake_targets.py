@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from rocm_spirv.migrate.cmake_lexer import Command, split_list
 
 MAX_VALUE = 1 << 16  # characters per variable: list(APPEND x ${x} ${x}) doubles; past this it is unknown
-MAX_DEPTH = 8  # rounds of expansion: ${CMAKE_${GPU_RUNTIME}_STANDARD} takes two
+MAX_DEPTH = 8  # nesting of references: ${CMAKE_${GPU_RUNTIME}_STANDARD} is two deep
 HIP_SUFFIXES = (".hip",)
-_INNER_REF = re.compile(r"\$\{([A-Za-z0-9_./+-]+)\}")
+_NAME = re.compile(r"[A-Za-z0-9_./+-]+")
 _SOURCE_DIR = ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/", "./")
 _SET_OPTIONS = frozenset({"PARENT_SCOPE"})
 _GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
@@ -36,14 +36,34 @@ class Variables:
     _bodies: int = 0  # depth of function()/macro() definitions
 
     def expand(self, text: str) -> str:
-        for _ in range(MAX_DEPTH):
-            if "${" not in text:
+        """text with each known `${name}` replaced by its value, once: a value is what set() expanded
+        when it ran, so a reference it kept (unknown then) is not bound later to another value."""
+        return self._expand(text, 0, len(text), 0)[0]
+
+    def _expand(self, text: str, pos: int, stop: int, depth: int) -> tuple[str, int]:
+        """Expand text[pos:] up to an unmatched `}` (inside a name) or stop; returns the text and where it ended."""
+        out: list[str] = []
+        size = 0
+        while pos < stop:
+            nxt = text.find("${", pos, stop)
+            close = text.find("}", pos, stop) if depth else -1
+            if close >= 0 and (nxt < 0 or close < nxt):  # the end of the name being read
+                out.append(text[pos:close])
+                return "".join(out), close
+            if nxt < 0 or depth >= MAX_DEPTH:
+                out.append(text[pos:stop])
                 break
-            new = _INNER_REF.sub(lambda m: self.values.get(m.group(1), m.group(0)), text)
-            if new == text or len(new) > MAX_VALUE:
+            out.append(text[pos:nxt])
+            name, end = self._expand(text, nxt + 2, stop, depth + 1)
+            if end >= stop:  # unterminated: not a reference
+                out.append(text[nxt:stop])
                 break
-            text = new
-        return text
+            value = self.values.get(name) if _NAME.fullmatch(name) else None
+            piece = value if value is not None and size + len(value) <= MAX_VALUE else f"${{{name}}}"
+            out.append(piece)
+            size += len(piece)
+            pos = end + 1
+        return "".join(out), stop
 
     def items(self, values: list[str]) -> list[str]:
         """The list elements a command sees for these arguments (unquoted ones split after expansion)."""
