@@ -40,7 +40,7 @@ DEFINITIONS = {
     ("HIP-Basic/vector_add/CMakeLists.txt", 26): "hip_vector_add",
     ("HIP-Basic/matrix_transpose/CMakeLists.txt", 22): "hip_matrix_transpose",
     ("HIP-Basic/static_library/CMakeLists.txt", 12): "hip_saxpy_library",
-    ("HIP-Basic/warp_ops/CMakeLists.txt", 19): "${example}",
+    ("HIP-Basic/warp_ops/CMakeLists.txt", 19): "${example} (each of hip_warp_shuffle, hip_warp_vote)",
 }
 EXAMPLES = ("saxpy", "vector_add", "matrix_transpose", "static_library", "warp_ops")
 ALONE = ("saxpy", "static_library", "warp_ops")  # example projects configured on their own

@@ -53,6 +53,15 @@ def test_loop_variable_is_unknown_inside_its_loop_and_restored_after() -> None:
     assert v.expand("${e}") == "outer" and v.expand("${inner}") == "${e}"
 
 
+def test_loop_labels_name_the_items_when_known() -> None:
+    cmds = parse("set(l x y)\nforeach(a IN LISTS l ITEMS z)\nforeach(b RANGE 3)\n")
+    v = Variables()
+    for cmd in cmds:
+        v.update(cmd)
+    assert v.label("${a}") == "${a} (each of x, y, z)"
+    assert v.label("${b}") == "${b}" and v.label("${l}") == "x;y"
+
+
 def test_function_bodies_do_not_set_directory_variables() -> None:
     v = variables("set(x a.hip)\nfunction(f)\nset(x b.cpp)\nendfunction()\n")
     assert v.expand("${x}") == "a.hip"
@@ -100,7 +109,8 @@ def test_foreach_definition_is_one_target_and_the_call_uses_the_loop_variable() 
                    "  add_executable(${example} ${example}.cpp)\n"
                    "  set_source_files_properties(${example}.cpp PROPERTIES LANGUAGE ${GPU_RUNTIME})\nendforeach()\n")
     found, new = analyze(text)
-    assert len(found) == 1 and not found[0].handled
+    assert [f.message for f in found] == ["HIP target ${example} (each of a, b) is not handed to rocm_spirv_target()"]
+    assert not found[0].handled
     assert "  add_executable(${example} ${example}.cpp)\n  rocm_spirv_target(${example})\n" in new
     again, newer = analyze(new)
     assert newer == new and [f.handled for f in again] == [True]

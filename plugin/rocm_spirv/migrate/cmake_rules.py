@@ -169,6 +169,7 @@ class _Analyzer:
         self.retarget_directory = False
         self.hip_sources: set[str] = set()
         self.variables = Variables()  # target names and source lists through set() (cmake_targets.py)
+        self.labels: dict[str, str] = {}  # target -> how messages name it (a foreach's items)
         self.target_defs: list[tuple[Command, str, list[str]]] = []
         self.property_targets: dict[str, Command] = {}
         self.option_targets: dict[str, Command] = {}  # -x hip / arch flags in target_compile_options
@@ -700,6 +701,7 @@ class _Analyzer:
         if len(values) < 2 or values[1] in ("IMPORTED", "ALIAS", "INTERFACE"):
             return
         self.target_defs.append((cmd, self.target(values[0]), self.variables.items(values[1:])))
+        self.labels[self.target(values[0])] = self.variables.label(values[0])
 
     def hip_target_findings(self) -> None:
         # (command to report at, definition, name, how it becomes HIP)
@@ -744,7 +746,8 @@ class _Analyzer:
         for at, cmd, name, why in hip:  # the call is written as the definition spells the name
             self.report.findings.append(Finding(
                 RULES["RSM120"], self.path, at.line, at.start - _line_begin(self.src, at.start) + 1,
-                f"{why} {name} is not handed to rocm_spirv_target()", "find_package(RocmSpirv REQUIRED) and "
+                f"{why} {self.labels.get(name, name)} is not handed to rocm_spirv_target()",
+                "find_package(RocmSpirv REQUIRED) and "
                 f"rocm_spirv_target({cmd.values()[0]}) (--apply adds both)", Redirect.BUILD_FILE, name in done,
                 _snippet(self.src, at)))
         if not pending:

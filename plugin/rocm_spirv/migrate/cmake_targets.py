@@ -32,7 +32,7 @@ class Variables:
     name still compare equal."""
 
     values: dict[str, str] = field(default_factory=dict)
-    _loops: list[tuple[str, str | None]] = field(default_factory=list)  # loop variable, value before
+    _loops: list[tuple[str, str | None, list[str]]] = field(default_factory=list)  # variable, value before, items
     _bodies: int = 0  # depth of function()/macro() definitions
 
     def expand(self, text: str) -> str:
@@ -79,9 +79,9 @@ class Variables:
             return
         elif name == "foreach":
             var = cmd.values()[0] if cmd.values() else ""
-            self._loops.append((var, self.values.pop(var, None)))
+            self._loops.append((var, self.values.pop(var, None), self._loop_items(cmd.values()[1:])))
         elif name == "endforeach" and self._loops:
-            var, before = self._loops.pop()
+            var, before, _ = self._loops.pop()
             self.values.pop(var, None)
             if before is not None:
                 self.values[var] = before
@@ -93,6 +93,36 @@ class Variables:
             self._list(cmd.values())
         elif name == "file":
             self._glob(cmd.values())
+
+    def label(self, raw: str) -> str:
+        """A name for messages: `${example} (each of hip_warp_shuffle, hip_warp_vote)` inside a loop whose
+        items are known, else the expanded name."""
+        name = self.expand(raw)
+        for var, _, items in reversed(self._loops):
+            if items and name == f"${{{var}}}":
+                shown = ", ".join(items[:6]) + (", …" if len(items) > 6 else "")
+                return f"{name} (each of {shown})"
+        return name
+
+    def _loop_items(self, args: list[str]) -> list[str]:
+        """The items foreach(var a b …) or foreach(var IN LISTS l ITEMS a …) walks; [] for RANGE,
+        ZIP_LISTS or a list not known here."""
+        if not args or args[0] in ("RANGE",):
+            return []
+        if args[0] != "IN":
+            return self.items(args)
+        items: list[str] = []
+        mode = ""
+        for a in args[1:]:
+            if a in ("LISTS", "ITEMS", "ZIP_LISTS"):
+                mode = a
+            elif mode == "ITEMS":
+                items += self.items([a])
+            elif mode == "LISTS" and a in self.values:
+                items += split_list(self.values[a])
+            else:
+                return []
+        return items
 
     def _store(self, var: str, items: list[str]) -> None:
         value = ";".join(items)
