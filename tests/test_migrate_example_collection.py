@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from bundles import device_entries
-from test_migrate_apply_samples import SPIRV, apply_twice, inspect_spirv_only, migrate_json, package_defs
+from test_migrate_apply_samples import SPIRV, apply_twice, inspect_spirv_only, migrate_json, package_defs, snapshot
 from test_migration_samples import configure_and_build, gfx
 
 COLLECTION = Path(__file__).resolve().parent / "data" / "example_collection"
@@ -60,7 +61,14 @@ def test_migrate_finds_every_hip_target_then_none_left(tmp_path: Path, capsys: p
     assert {(f["path"], f["line"]): f["message"] for f in notes} == {
         k: f"HIP target {name} is not handed to rocm_spirv_target()" for k, name in DEFINITIONS.items()}
     assert not any(f["handled"] for f in notes)
+    diff = subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", str(src), "--diff"], capture_output=True,
+                          check=True, timeout=120).stdout
     apply_twice(src, capsys)
+    # --diff is exactly what --apply wrote: patched into a fresh copy, it gives the same tree.
+    copy = tmp_path / "patched"
+    shutil.copytree(COLLECTION, copy)
+    subprocess.run(["patch", "-s", "-p1"], input=diff, cwd=copy, check=True)
+    assert snapshot(copy) == snapshot(src)
     _, after = migrate_json(capsys, str(src))
     notes = hip_target_notes(after)
     assert len(notes) == len(DEFINITIONS) and all(f["handled"] for f in notes)

@@ -62,9 +62,22 @@ def test_loop_labels_name_the_items_when_known() -> None:
     assert v.label("${b}") == "${b}" and v.label("${l}") == "x;y"
 
 
-def test_function_bodies_do_not_set_directory_variables() -> None:
-    v = variables("set(x a.hip)\nfunction(f)\nset(x b.cpp)\nendfunction()\n")
-    assert v.expand("${x}") == "a.hip"
+def test_function_bodies_keep_their_variables_and_hide_their_parameters() -> None:
+    cmds = parse("set(x a.hip)\nset(name outer)\nfunction(add_example name)\nset(x b.cpp)\n"
+                 "add_executable(${name} ${x})\nendfunction()\n")
+    v = Variables()
+    for cmd in cmds[:4]:
+        v.update(cmd)
+    assert v.expand("${name} ${x}") == "${name} b.cpp"  # the parameter is the caller's, unknown here
+    for cmd in cmds[4:]:
+        v.update(cmd)
+    assert v.expand("${name} ${x}") == "outer a.hip"
+
+
+def test_target_defined_in_a_helper_function_is_retargeted_there() -> None:
+    found, new = analyze(HEAD + "function(add_example name)\n  set(srcs ${name}.hip)\n"
+                         "  add_executable(${name} ${srcs})\nendfunction()\nadd_example(a)\n")
+    assert len(found) == 1 and "  add_executable(${name} ${srcs})\n  rocm_spirv_target(${name})\n" in new
 
 
 def test_doubling_list_stays_bounded() -> None:

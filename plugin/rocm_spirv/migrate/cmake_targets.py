@@ -27,13 +27,14 @@ _SOURCE_SCOPES = frozenset({"DIRECTORY", "TARGET_DIRECTORY"})
 @dataclass
 class Variables:
     """Directory-scope variables whose values this file gives. A foreach variable is unknown inside
-    its loop (the loop's body stands for every item); set() inside function() or macro() bodies is
-    not the directory's. Unknown references stay as written, so two spellings of one unresolved
-    name still compare equal."""
+    its loop (the loop's body stands for every item). A function() or macro() body sees the
+    directory's values but not its parameters (unknown: they are the caller's), and what it sets
+    stays in the body. Unknown references stay as written, so two spellings of one unresolved name
+    still compare equal."""
 
     values: dict[str, str] = field(default_factory=dict)
     _loops: list[tuple[str, str | None, list[str]]] = field(default_factory=list)  # variable, value before, items
-    _bodies: int = 0  # depth of function()/macro() definitions
+    _outer: list[dict[str, str]] = field(default_factory=list)  # the scopes around function()/macro() bodies
 
     def expand(self, text: str) -> str:
         """text with each known `${name}` replaced by its value, once: a value is what set() expanded
@@ -72,11 +73,11 @@ class Variables:
     def update(self, cmd: Command) -> None:
         name = cmd.name
         if name in ("function", "macro"):
-            self._bodies += 1
-        elif name in ("endfunction", "endmacro"):
-            self._bodies = max(0, self._bodies - 1)
-        elif self._bodies:
-            return
+            self._outer.append(self.values)
+            params = {*cmd.values()[1:], "ARGN", "ARGV", "ARGC"}
+            self.values = {k: v for k, v in self.values.items() if k not in params and not k.startswith("ARGV")}
+        elif name in ("endfunction", "endmacro") and self._outer:
+            self.values = self._outer.pop()
         elif name == "foreach":
             var = cmd.values()[0] if cmd.values() else ""
             self._loops.append((var, self.values.pop(var, None), self._loop_items(cmd.values()[1:])))
