@@ -110,6 +110,13 @@ def test_cpp_sources_made_hip_through_a_list_variable() -> None:
     assert [f.message for f in found] == ["HIP target k is not handed to rocm_spirv_target()"]
 
 
+def test_sources_added_by_target_sources() -> None:
+    found, new = analyze(HEAD + "set(KERNELS k.hip)\nadd_library(lib)\nadd_library(other STATIC o.cpp)\n"
+                         "target_sources(lib PRIVATE ${KERNELS})\n")
+    assert [f.message for f in found] == ["HIP target lib is not handed to rocm_spirv_target()"]
+    assert "add_library(lib)\nrocm_spirv_target(lib)\n" in new
+
+
 def test_set_property_source_language_and_glob() -> None:
     found, _ = analyze(HEAD + "set_property(SOURCE k.cu PROPERTY LANGUAGE HIP)\nadd_library(a k.cu)\n"
                        "file(GLOB KERNELS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.hip)\n"

@@ -170,6 +170,7 @@ class _Analyzer:
         self.hip_sources: set[str] = set()
         self.variables = Variables()  # target names and source lists through set() (cmake_targets.py)
         self.labels: dict[str, str] = {}  # target -> how messages name it (a foreach's items)
+        self.more_sources: dict[str, list[str]] = {}  # target -> what target_sources() adds
         self.target_defs: list[tuple[Command, str, list[str]]] = []
         self.property_targets: dict[str, Command] = {}
         self.option_targets: dict[str, Command] = {}  # -x hip / arch flags in target_compile_options
@@ -343,6 +344,8 @@ class _Analyzer:
             self.hip_add(cmd)
         elif name in ("add_library", "add_executable"):
             self.target_def(cmd)
+        elif name == "target_sources" and values:
+            self.more_sources.setdefault(self.target(values[0]), []).extend(self.variables.items(values[1:]))
         if name in ("set_source_files_properties", "set_property") and "LANGUAGE" in values:
             self.hip_sources.update(hip_language_sources(cmd, self.variables))
         if name in GENERATOR_COMMANDS or name not in GENERATOR_BUILTINS:
@@ -698,8 +701,8 @@ class _Analyzer:
 
     def target_def(self, cmd: Command) -> None:
         values = cmd.values()
-        if len(values) < 2 or values[1] in ("IMPORTED", "ALIAS", "INTERFACE"):
-            return
+        if not values or values[1:2] in (["IMPORTED"], ["ALIAS"], ["INTERFACE"]):
+            return  # add_library(k) alone is a target too: target_sources() gives it sources
         self.target_defs.append((cmd, self.target(values[0]), self.variables.items(values[1:])))
         self.labels[self.target(values[0])] = self.variables.label(values[0])
 
@@ -707,7 +710,7 @@ class _Analyzer:
         # (command to report at, definition, name, how it becomes HIP)
         hip: list[tuple[Command, Command, str, str]] = []
         for cmd, name, items in self.target_defs:
-            if any(is_hip_source(i, self.hip_sources) for i in items):
+            if any(is_hip_source(i, self.hip_sources) for i in [*items, *self.more_sources.get(name, [])]):
                 why = "HIP target"
             elif name in self.property_targets:
                 why = "HIP target (HIP_ARCHITECTURES set)"
