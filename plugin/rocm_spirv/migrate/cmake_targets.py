@@ -108,7 +108,7 @@ class Variables:
     def _loop_items(self, args: list[str]) -> list[str]:
         """The items foreach(var a b …) or foreach(var IN LISTS l ITEMS a …) walks; [] for RANGE,
         ZIP_LISTS or a list not known here."""
-        if not args or args[0] in ("RANGE",):
+        if not args or args[0] == "RANGE":
             return []
         if args[0] != "IN":
             return self.items(args)
