@@ -7,6 +7,10 @@ whole layout for real.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from rocm_spirv.cli import main
 from rocm_spirv.migrate import cmake_rules
 from rocm_spirv.migrate.apply import apply_edits, commit_order
 from rocm_spirv.migrate.cmake_lexer import parse
@@ -176,6 +180,35 @@ def test_an_existing_find_package_covers_what_configures_after_it() -> None:
     edited = ["CMakeLists.txt", "a/sub/deeper/CMakeLists.txt", "b/lib/CMakeLists.txt", "c/CMakeLists.txt"]
     # The top level finding it does not help c configured alone.
     assert sorted(package_edits(tree, edited)) == ["c/CMakeLists.txt"]
+
+
+def test_a_project_calling_the_package_without_finding_it_gets_it() -> None:
+    """A tree an earlier --apply migrated with find_package at the top only: each example gets its own."""
+    tree = {
+        "CMakeLists.txt": facts(project=True, find_package=True),
+        "ex/CMakeLists.txt": CMakeFacts(project_end=7, calls_package=True),
+        "ex/sub/CMakeLists.txt": CMakeFacts(calls_package=True),
+        "lib/CMakeLists.txt": CMakeFacts(calls_package=True),  # part of the top-level project, which finds it
+    }
+    assert sorted(package_edits(tree, [])) == ["ex/CMakeLists.txt"]
+    # A file in no project of the scan is left as it is: its package may be found above the scanned folder.
+    assert package_edits({"CMakeLists.txt": CMakeFacts(calls_package=True)}, []) == {}
+
+
+def test_reapply_gives_examples_the_package_an_earlier_apply_left_out(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "ex").mkdir()
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(top LANGUAGES CXX)\nfind_package(RocmSpirv REQUIRED)\n"
+        "add_subdirectory(ex)\n")
+    example = "cmake_minimum_required(VERSION 3.21)\nproject(ex LANGUAGES CXX HIP)\nadd_executable(ex main.hip)\n" \
+              "rocm_spirv_target(ex)\n"
+    (tmp_path / "ex" / "CMakeLists.txt").write_text(example)
+    assert main(["migrate", str(tmp_path), "--apply"]) == 0
+    assert (tmp_path / "ex" / "CMakeLists.txt").read_text() == example.replace(
+        "HIP)\n", f"HIP)\n{FIND_PACKAGE}\n")
+    capsys.readouterr()
+    assert main(["migrate", str(tmp_path), "--diff"]) == 0 and capsys.readouterr().out == ""
 
 
 def test_a_file_in_no_project_gets_the_package_itself() -> None:

@@ -81,6 +81,7 @@ class CMakeFacts:
     project_end: int | None = None  # offset just after the line holding the first project()
     minimum_end: int | None = None  # offset just after the line holding cmake_minimum_required()
     has_find_package: bool = False
+    calls_package: bool = False  # calls a rocm_spirv_*() function, so its project must find the package
     hip_targets: list[str] = field(default_factory=list)
     newline: str = "\n"  # the file's line ending; inserted lines use it too
 
@@ -265,6 +266,7 @@ class _Analyzer:
         name = cmd.name
         values = cmd.values()
         self.variables.update(cmd)
+        self.facts.calls_package = self.facts.calls_package or name.startswith("rocm_spirv_")
         if name in ("endif", "endforeach", "endwhile", "endfunction", "endmacro", "endblock"):
             self.close(name[3:])
             return

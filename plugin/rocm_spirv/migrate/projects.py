@@ -58,18 +58,20 @@ def _insert(facts: CMakeFacts) -> Edit:
 
 
 def package_edits(facts: Mapping[str, CMakeFacts], edited: Iterable[str]) -> dict[str, Edit]:
-    """{CMake file: the find_package(RocmSpirv) insertion} so that every edited file is configured with
-    the package found, whichever project holding it is configured.
+    """{CMake file: the find_package(RocmSpirv) insertion} so that every edited file, and every file of a
+    project that already calls rocm_spirv_*() (an earlier --apply found the package at the top only), is
+    configured with the package found, whichever project holding it is configured.
 
-    An edited file is covered by a find_package in itself, in a CMakeLists.txt of a directory between it
+    Such a file is covered by a find_package in itself, in a CMakeLists.txt of a directory between it
     and its project (those run before it), or in a .cmake file of its project (an include() of the
-    project's). Otherwise its project's CMakeLists.txt gets one after project(); a file in no project of
-    the scan (a subdirectory was scanned) gets its own."""
+    project's). Otherwise its project's CMakeLists.txt gets one after project(); an edited file in no
+    project of the scan (a subdirectory was scanned) gets its own."""
     roots = projects(facts)
     finding_dirs = {_dir(p) for p, f in facts.items() if f.has_find_package and _is_lists(p)}
     finding_projects = {project_of(p, roots) for p, f in facts.items() if f.has_find_package and not _is_lists(p)}
+    callers = {p for p, f in facts.items() if f.calls_package and project_of(p, roots) is not None}
     out: dict[str, Edit] = {}
-    for path in sorted(edited):
+    for path in sorted({*edited, *callers}):
         own = facts[path]
         if own.has_find_package:
             continue

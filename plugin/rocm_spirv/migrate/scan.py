@@ -49,7 +49,7 @@ class Scan:
     texts: dict[str, str] = field(default_factory=dict)  # files with edits, the top level, project() files
     stamps: dict[str, Stamp] = field(default_factory=dict)  # of the files in texts
     bom: set[str] = field(default_factory=set)  # files in texts that start with a UTF-8 BOM (texts do not)
-    facts: dict[str, CMakeFacts] = field(default_factory=dict)  # of those and of files finding RocmSpirv
+    facts: dict[str, CMakeFacts] = field(default_factory=dict)  # of those and of files finding or using RocmSpirv
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                         out.bom.add(rel)
                     if read.stamp is not None:
                         out.stamps[rel] = read.stamp
-                if rel in out.texts or facts.has_find_package:
+                if rel in out.texts or facts.has_find_package or facts.calls_package:
                     out.facts[rel] = facts
             elif kind == "presets":
                 report = presets.analyze(rel, for_analysis(text))
