@@ -31,7 +31,8 @@ def _ar_members(data: bytes) -> list[bytes]:
         size = int(data[pos + 48 : pos + 58].decode().strip())
         name = data[pos : pos + 16].decode(errors="replace").strip()
         body = data[pos + 60 : pos + 60 + size]
-        if not name.startswith("/") and body[:4] == b"\x7fELF":
+        # "/", "/SYM64/" and "//" are the symbol and name tables; "/<n>" is a member with a long name
+        if name not in ("/", "/SYM64/", "//") and body[:4] == b"\x7fELF":
             out.append(body)
         pos += 60 + size + (size & 1)
     return out

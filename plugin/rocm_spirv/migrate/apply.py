@@ -5,10 +5,10 @@ from __future__ import annotations
 import difflib
 
 from rocm_spirv.migrate.findings import Edit
+from rocm_spirv.migrate.projects import FIND_PACKAGE, package_edits
 from rocm_spirv.migrate.scan import Scan, encode
 
 BOM_BYTES = b"\xef\xbb\xbf"
-FIND_PACKAGE = "find_package(RocmSpirv REQUIRED)  # rocm-spirv migrate: ROCM_SPIRV_OFFLOAD, rocm_spirv_target()"
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
@@ -29,19 +29,8 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
 def plan(scan: Scan) -> dict[str, tuple[str, str]]:
     """{relative path: (old text, new text)} for every CMake file --apply would change."""
     edits: dict[str, list[Edit]] = {r.path: list(r.edits) for r in scan.result.files if r.edits and not r.error}
-    if edits and not scan.any_find_package:
-        top = scan.facts.get("CMakeLists.txt")
-        if top is not None and top.project_end is not None:
-            edits.setdefault("CMakeLists.txt", []).insert(0, Edit(top.project_end, top.project_end,
-                                                                  top.newline + FIND_PACKAGE))
-        else:  # no top-level project here (a subdirectory was scanned): each edited file finds the package
-            for path, file_edits in edits.items():
-                facts = scan.facts[path]
-                at = facts.project_end if facts.project_end is not None else facts.minimum_end
-                if at is None:
-                    file_edits.insert(0, Edit(0, 0, FIND_PACKAGE + facts.newline))
-                else:
-                    file_edits.insert(0, Edit(at, at, facts.newline + FIND_PACKAGE))
+    for path, edit in package_edits(scan.facts, list(edits)).items():
+        edits.setdefault(path, []).insert(0, edit)
     changes: dict[str, tuple[str, str]] = {}
     for path, file_edits in edits.items():
         old = scan.texts[path]
@@ -62,10 +51,16 @@ def as_bytes(changes: dict[str, tuple[str, str]], bom: set[str] | None = None) -
 
 
 def commit_order(changes: dict[str, tuple[bytes, bytes]]) -> list[str]:
-    """The top-level CMakeLists.txt (the file that gains find_package(RocmSpirv)) first: then every
-    state an interrupted apply can leave behind configures (a subdirectory's rocm_spirv_target()
-    needs the package the top level finds)."""
-    return sorted(changes, key=lambda p: (p != "CMakeLists.txt", p))
+    """The files that gain find_package(RocmSpirv) first, the top-level CMakeLists.txt before others:
+    then every state an interrupted apply can leave behind configures (a subdirectory's
+    rocm_spirv_target() needs the package its project finds)."""
+    line = encode(FIND_PACKAGE)
+
+    def gains(path: str) -> bool:
+        old, new = changes[path]
+        return new.count(line) > old.count(line)
+
+    return sorted(changes, key=lambda p: (not gains(p), p != "CMakeLists.txt", p))
 
 
 def _lines(data: bytes) -> list[bytes]:

@@ -11,6 +11,7 @@ from rocm_spirv.migrate.cmake_checks import CONDITIONS, DISPATCH, ENDS, EVERY, L
 from rocm_spirv.migrate.cmake_checks.fixes import notes
 from rocm_spirv.migrate.cmake_conditions import toolchain_value
 from rocm_spirv.migrate.cmake_lexer import CMakeSyntaxError, Command, parse, refs
+from rocm_spirv.migrate.cmake_targets import Variables
 from rocm_spirv.migrate.cmake_words import GFX, GUARD_VAR, TARGET_VARS, arg_names, line_begin, line_end, snippet
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule
 
@@ -51,6 +52,7 @@ class CMakeFacts:
     project_end: int | None = None  # offset just after the line holding the first project()
     minimum_end: int | None = None  # offset just after the line holding cmake_minimum_required()
     has_find_package: bool = False
+    calls_package: bool = False  # calls a rocm_spirv_*() function, so its project must find the package
     hip_targets: list[str] = field(default_factory=list)
     newline: str = "\n"  # the file's line ending; inserted lines use it too
 
@@ -77,6 +79,9 @@ class Analyzer:
         self.retargeted: set[str] = set()
         self.retarget_directory = False
         self.hip_sources: set[str] = set()
+        self.variables = Variables()  # target names and source lists through set() (cmake_targets.py)
+        self.labels: dict[str, str] = {}  # target -> how messages name it (a foreach's items)
+        self.more_sources: dict[str, list[str]] = {}  # target -> what target_sources() adds
         self.target_defs: list[tuple[Command, str, list[str]]] = []
         self.property_targets: dict[str, Command] = {}
         self.option_targets: dict[str, Command] = {}  # -x hip / arch flags in target_compile_options
@@ -88,6 +93,10 @@ class Analyzer:
         self.target_findings: dict[int, set[str]] = {}  # finding index -> targets whose retargeting fixes it
 
     # -- helpers ---------------------------------------------------------------------------
+    def target(self, raw: str) -> str:
+        """A target name as this point of the file gives it: `${example_name}` is hip_saxpy."""
+        return self.variables.expand(raw)
+
     def guarded(self) -> bool:
         return any(b.guarded for b in self.stack)
 
@@ -152,6 +161,8 @@ class Analyzer:
     def command(self, cmd: Command) -> None:
         name = cmd.name
         values = cmd.values()
+        self.variables.update(cmd)
+        self.facts.calls_package = self.facts.calls_package or name.startswith("rocm_spirv_")
         if name in ("endif", "endforeach", "endwhile", "endfunction", "endmacro", "endblock"):
             self.close(name[3:])
             return

@@ -47,11 +47,10 @@ class Scan:
     """A ScanResult plus what planning edits needs: texts and facts of files that may be edited."""
 
     result: ScanResult
-    texts: dict[str, str] = field(default_factory=dict)  # files with edits, and the top-level CMakeLists.txt
+    texts: dict[str, str] = field(default_factory=dict)  # files with edits, the top level, project() files
     stamps: dict[str, Stamp] = field(default_factory=dict)  # of the files in texts
     bom: set[str] = field(default_factory=set)  # files in texts that start with a UTF-8 BOM (texts do not)
-    facts: dict[str, CMakeFacts] = field(default_factory=dict)
-    any_find_package: bool = False
+    facts: dict[str, CMakeFacts] = field(default_factory=dict)  # of those and of files finding or using RocmSpirv
 
 
 @dataclass(frozen=True)
@@ -106,14 +105,15 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             if kind == "cmake":
                 is_top = rel == "CMakeLists.txt" and root.is_dir()
                 report, facts = cmake_rules.analyze(rel, for_analysis(text), Context(top_policy, is_top))
-                out.any_find_package = out.any_find_package or facts.has_find_package
-                if report.edits or is_top:
+                # A project() file may gain find_package(RocmSpirv) for the files below it (projects.py).
+                if report.edits or is_top or facts.project_end is not None:
                     out.texts[rel] = for_analysis(text)
                     if text.startswith(BOM):
                         out.bom.add(rel)
-                    out.facts[rel] = facts
                     if read.stamp is not None:
                         out.stamps[rel] = read.stamp
+                if rel in out.texts or facts.has_find_package or facts.calls_package:
+                    out.facts[rel] = facts
             elif kind == "presets":
                 report = presets.analyze(rel, for_analysis(text))
             elif kind == "make":

@@ -50,7 +50,7 @@ def flags(file: Analyzer, cmd: Command) -> None:
             return  # -mcpu= in a per-arch loop is the loop's finding (RSM107)
         on = option_target(cmd)
         if on:
-            loop.flag_targets.add(on)
+            loop.flag_targets.add(file.target(on))
         if not all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
             loop.pinned_flags = True
         return  # one construct: the loop's finding at its foreach() names these flags
@@ -67,7 +67,7 @@ def flags(file: Analyzer, cmd: Command) -> None:
     index = len(file.report.findings)
     file.add(RSM103, cmd, f"passes {what} in {where}", fix, Redirect.BUILD_FILE)
     if cmd.name == "target_compile_options" and values:
-        file.target_findings.setdefault(index, set()).add(values[0])
+        file.target_findings.setdefault(index, set()).add(file.target(values[0]))
     start = 1 if cmd.name == "target_compile_options" else 0
     flag_only = cmd.name in ("add_compile_options", "target_compile_options") and all(
         v in ("PRIVATE", "PUBLIC", "INTERFACE", "BEFORE") or ARCH_FLAG.match(v) for v in values[start:])

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.flags import RSM103
 from rocm_spirv.migrate.cmake_checks.topic import Topic
-from rocm_spirv.migrate.cmake_lexer import Command, split_list
+from rocm_spirv.migrate.cmake_lexer import Command
+from rocm_spirv.migrate.cmake_targets import hip_language_sources, is_hip_source
 from rocm_spirv.migrate.cmake_words import (
     ARCH_FLAG,
     GFX,
@@ -41,42 +42,46 @@ def target_facts(file: Analyzer, cmd: Command) -> None:
         file.find_hip = cmd
         file.find_hip_guarded = file.guarded()
     elif name == "target_link_libraries" and HIP_DEVICE in values[1:]:
-        file.device_links.setdefault(values[0], cmd)
+        file.device_links.setdefault(file.target(values[0]), cmd)
     elif name == "target_compile_options" and values:
         words = flag_words(cmd)
         if compiles_as_hip(words) or any(ARCH_FLAG.match(w) for w in words):
-            file.option_targets.setdefault(values[0], cmd)
+            file.option_targets.setdefault(file.target(values[0]), cmd)
         host = sorted(set(words) & HOST_ONLY_FLAGS)
         if host:
-            file.host_only.setdefault(values[0], []).extend(host)
+            file.host_only.setdefault(file.target(values[0]), []).extend(host)
     elif name == "rocm_spirv_target":
-        file.retargeted.update(v for v in values if v not in ("OFFLOAD", "ARCHS", "spirv", "native", "hybrid")
-                               and not GFX.fullmatch(v))
+        file.retargeted.update(file.target(v) for v in values if v not in (
+            "OFFLOAD", "ARCHS", "spirv", "native", "hybrid") and not GFX.fullmatch(v))
     elif name == "rocm_spirv_retarget_directory":
         file.retarget_directory = True
 
 
 def hip_sources(file: Analyzer, cmd: Command) -> None:
+    """Sources made HIP by set_source_files_properties() or set_property(SOURCE …), LANGUAGE ${VAR} included."""
+    if "LANGUAGE" in cmd.values():
+        file.hip_sources.update(hip_language_sources(cmd, file.variables))
+
+
+def target_sources(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
-    if "LANGUAGE" in values:
-        idx = values.index("LANGUAGE")
-        if values[idx + 1 : idx + 2] == ["HIP"]:
-            file.hip_sources.update(values[: values.index("PROPERTIES")] if "PROPERTIES" in values else [])
+    if values:
+        file.more_sources.setdefault(file.target(values[0]), []).extend(file.variables.items(values[1:]))
 
 
 def target_def(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
-    if len(values) < 2 or values[1] in ("IMPORTED", "ALIAS", "INTERFACE"):
-        return
-    file.target_defs.append((cmd, values[0], values[1:]))
+    if not values or values[1:2] in (["IMPORTED"], ["ALIAS"], ["INTERFACE"]):
+        return  # add_library(k) alone is a target too: target_sources() gives it sources
+    file.target_defs.append((cmd, file.target(values[0]), file.variables.items(values[1:])))
+    file.labels[file.target(values[0])] = file.variables.label(values[0])
 
 
 def hip_target_findings(file: Analyzer) -> None:
     # (command to report at, definition, name, how it becomes HIP)
     hip: list[tuple[Command, Command, str, str]] = []
-    for cmd, name, sources in file.target_defs:
-        items = [i for s in sources for i in split_list(s)]
-        if any(i.endswith(".hip") or i in file.hip_sources for i in items):
+    for cmd, name, items in file.target_defs:
+        if any(is_hip_source(i, file.hip_sources) for i in [*items, *file.more_sources.get(name, [])]):
             why = "HIP target"
         elif name in file.property_targets:
             why = "HIP target (HIP_ARCHITECTURES set)"
@@ -112,11 +117,12 @@ def hip_target_findings(file: Analyzer) -> None:
                  "(--apply adds it); a toolchain GPU_TARGETS of amdgcnspirv also redirects it",
                  Redirect.TOOLCHAIN, handled=handled)
     pending = [(at, c, n) for at, c, n, _ in hip if n not in done]
-    for at, _, name, why in hip:
+    for at, cmd, name, why in hip:  # the call is written as the definition spells the name
         file.report.findings.append(Finding(
             RSM120, file.path, at.line, at.start - line_begin(file.src, at.start) + 1,
-            f"{why} {name} is not handed to rocm_spirv_target()", "find_package(RocmSpirv REQUIRED) and "
-            f"rocm_spirv_target({name}) (--apply adds both)", Redirect.BUILD_FILE, name in done,
+            f"{why} {file.labels.get(name, name)} is not handed to rocm_spirv_target()",
+            "find_package(RocmSpirv REQUIRED) and "
+            f"rocm_spirv_target({cmd.values()[0]}) (--apply adds both)", Redirect.BUILD_FILE, name in done,
             snippet(file.src, at)))
     if not pending:
         return
@@ -126,12 +132,14 @@ def hip_target_findings(file: Analyzer) -> None:
         lead = "" if file.src.endswith("\n") or not file.src else nl
         file.report.edits.append(Edit(pos, pos, f"{lead}rocm_spirv_retarget_directory()  # rocm-spirv migrate{nl}"))
         return
-    for _, cmd, name in pending:
+    for _, cmd, _ in pending:
         end = line_end(file.src, cmd.end)
         indent = cmd.indent
-        file.report.edits.append(Edit(end, end, f"{file.facts.newline}{indent}rocm_spirv_target({name})"))
+        call = f"rocm_spirv_target({cmd.values()[0]})"
+        file.report.edits.append(Edit(end, end, f"{file.facts.newline}{indent}{call}"))
 
 
 TOPIC = Topic(rules=(RSM120,), seen=target_facts, end=hip_target_findings,
               commands={"add_library": target_def, "add_executable": target_def,
-                        "set_source_files_properties": hip_sources})
+                        "set_source_files_properties": hip_sources, "set_property": hip_sources,
+                        "target_sources": target_sources})

@@ -32,6 +32,7 @@ def properties(file: Analyzer, cmd: Command) -> None:
         targets = [v for v in values[1:end] if v not in ("APPEND", "APPEND_STRING")]
     else:
         targets = []
+    targets = [file.target(t) for t in targets]
     idx = values.index("HIP_ARCHITECTURES")
     if cmd.name == "set_property":  # PROPERTY HIP_ARCHITECTURES <value>...
         arch = ";".join(values[idx + 1 :])
