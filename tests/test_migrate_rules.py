@@ -549,6 +549,17 @@ def test_constexpr_function_returning_warp_size() -> None:
     assert [(f.line, f.rule.id) for f in found] == [(5, "RSM203")]
 
 
+def test_warp_size_in_an_array_bound_is_a_constant_in_a_subscript_it_is_not() -> None:
+    text = ("#include <hip/hip_runtime.h>\n__global__ void k(int* out, float v) {\n"
+            "  __shared__ float tile[32][warpSize + 1];\n"  # a bound: compile time
+            "  if (threadIdx.x % warpSize == 0) out[threadIdx.x / warpSize] = v;\n"  # an index: run time
+            "  out[blockIdx.x * warpSize] = v;\n"
+            "  else out[1] = tile[0][warpSize - 1];\n"
+            "}\n__device__ float last(const float* d) { return d[warpSize - 1]; }\n")
+    found = source_rules.analyze("k.hip", text).findings
+    assert [(f.line, f.rule.id) for f in found] == [(3, "RSM203")]
+
+
 def test_makefiles_are_scanned_and_never_edited(tmp_path: Path) -> None:
     from rocm_spirv.migrate.apply import plan
     from rocm_spirv.migrate.scan import scan

@@ -21,7 +21,10 @@ WAVEFRONT_NAMES = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE
 CONSTEXPR_WARP = re.compile(
     r"\bconstexpr\b[^;{]*=\s*[^;]*\bwarpSize\b"
     r"|<[^<>;]*\bwarpSize\b[^<>;]*>"
-    r"|\[[^\[\];]*\bwarpSize\b[^\[\];]*\]"
+    # an array bound: `[…warpSize…]` after a declarator (`float tile[`, `T* p[2][`), not a subscript
+    # (`out[threadIdx.x / warpSize] = v`, `return data[warpSize - 1]`): a type word must come before the name
+    r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
+    r"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\bwarpSize\b[^\[\];]*\]"
     r"|\bstatic_assert\s*\([^;]*\bwarpSize\b"
     r"|\bcase\s+[^:]*\bwarpSize\b")
 CONSTEXPR_FN = re.compile(r"\bconstexpr\b[^;=(]*\(")  # a constexpr function's head: constexpr int f(
