@@ -142,3 +142,25 @@ def test_real_project_with_cache_entries_targets_and_baseline(toolchain: Path, t
 def test_compare_options_bad_input(args: list[str], needle: str, toolchain: Path) -> None:
     out = compare(toolchain, str(SAMPLES / "kernels"), *args)
     assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_an_unmodified_example_collection_with_several_executables(toolchain: Path) -> None:
+    """The layout of AMD's HIP example collection, untouched (no migrate): `-D` sets its GPU_RUNTIME cache
+    entry and `--target` picks three executables from three example projects; every ratio is reported."""
+    wanted = ["hip_saxpy", "hip_vector_add", "hip_warp_shuffle"]
+    out = compare(toolchain, str(REPO / "tests" / "data" / "example_collection"), "--archs", "gfx942 gfx1100",
+                  "-D", "GPU_RUNTIME=HIP", *(a for t in wanted for a in ("--target", t)), "--repeat", "1", "--json")
+    assert out.returncode == 0, out.stderr[-3000:]
+    data = json.loads(out.stdout)
+    by_name = {r["variant"]["name"]: r for r in data["results"]}
+    expected = {"native": {"gfx942", "gfx1100"}, "native-1": {"gfx942"}, "spirv": {"amdgcnspirv"}}
+    for name, archs in expected.items():
+        artifacts = by_name[name]["runs"][0]["artifacts"]
+        assert sorted(Path(a["path"]).name for a in artifacts) == wanted, name  # only the targets asked for
+        for a in artifacts:
+            assert {e.rsplit("--", 1)[1] for e in a["entries"]} == archs, (name, a)
+    assert data["commands"][-1][-4:] == ["--target", *wanted]
+    for key in ("build_wall_ratio_native_over_spirv", "build_wall_ratio_spirv_over_native1",
+                "fatbin_ratio_native_over_spirv", "file_ratio_native_over_spirv", "jit_estimate_per_kernel_ms"):
+        assert data["summary"][key] is not None, key
+    assert {b["key"] for b in data["break_even"]} >= {"build_time", "device_code", "file_size"}
