@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from rocm_spirv.migrate.findings import CondDefine, FileReport
+from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding
 from rocm_spirv.migrate.pp import ARCH_MACRO, Value, directive_condition, evaluate, lookup_device
 from rocm_spirv.migrate.source_checks import amdgcn_builtins, arch_macros, asm, wave_size
 from rocm_spirv.migrate.source_checks.amdgcn_builtins import (
@@ -283,7 +283,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 g.code = True
         if not live:
             if stack and _arch_dead(stack) and stack[-1].direct and not stack[-1].live:
-                enum_helper(path, no, line, snippet, stack, enum_reported, add, conds)
+                _helper(report, stack[-1], enum_helper(path, no, line, snippet, stack, enum_reported, conds))
             continue
         arch_uses = list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(line)))
         if arch_uses:
@@ -327,7 +327,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             for m in FEATURE_BUILTIN.finditer(line):
                 add(unguarded(path, no, m, snippet, conds))
         if stack and stack[-1].direct:
-            enum_helper(path, no, line, snippet, stack, enum_reported, add, conds)
+            _helper(report, stack[-1], enum_helper(path, no, line, snippet, stack, enum_reported, conds))
         depth += line.count("{") - line.count("}")
         if guard_until is not None and depth <= guard_until:
             guard_until = None
@@ -385,6 +385,16 @@ def promote(report: FileReport, derived: set[str]) -> None:
         report.findings.append(replace(f, column=f.column + max(at, 0),
                                        message=arch_macros.derived_message(tested, defined)))
     report.findings.sort(key=lambda f: (f.line, f.column))
+
+
+def _helper(report: FileReport, g: _Group, ret: Finding | None) -> None:
+    """A helper's arch-chosen return: the chain's own RSM201, if it has one, becomes this one finding."""
+    if ret is None:
+        return
+    if g.finding is not None and report.findings[g.finding].rule.id == "RSM201":
+        report.findings[g.finding] = arch_macros.helper_chain(report.findings[g.finding], ret)
+    else:
+        report.findings.append(ret)
 
 
 def _arch_dead(stack: list[_Group]) -> bool:

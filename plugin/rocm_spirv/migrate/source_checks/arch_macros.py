@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sized
+from collections.abc import Sized
+from dataclasses import replace
 
-from rocm_spirv.migrate.findings import E, Finding, Rule, W
+from rocm_spirv.migrate.findings import E, Finding, Rule
 from rocm_spirv.migrate.pp import ARCH_MACRO
 from rocm_spirv.migrate.source_checks import finding
 
 RSM201 = Rule("RSM201", "arch-macro", E, "device code tests a per-arch macro",
               "__gfx*__, __GFX*__ and __amdgcn_processor__ are not defined when compiling for amdgcnspirv.",
               example=('k.hip', '#if defined(__gfx90a__)\n__global__ void k() {}\n#endif\n'))
-RSM207 = Rule("RSM207", "arch-enum-helper", W, "a helper derives the architecture from macros",
+RSM207 = Rule("RSM207", "arch-enum-helper", E, "a helper derives the architecture from macros",
               "Functions returning an arch enum/value from #if __gfx…__ return the fallback under SPIR-V.",
               example=('k.hip', '__device__ int wave() {\n'
                        '#if defined(__GFX9__)\n'
@@ -46,15 +47,25 @@ def arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: 
 
 
 def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, reported: set[int],
-                add: Callable[[Finding], None], conds: tuple[str, ...]) -> None:
+                conds: tuple[str, ...]) -> Finding | None:
+    """A `return <constant>` inside an arch #if chain, once per chain level."""
     m = RETURN_VALUE.search(line)
     if m is None or len(stack) in reported:
-        return
+        return None
     reported.add(len(stack))
-    add(finding(RSM207, path, no, m.start() + 1,
-                "returns a value chosen by an arch #if; under SPIR-V only the fallback is compiled",
-                "query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
-                "hipDeviceProp_t.gcnArchName on the host", snippet, conds))
+    return finding(RSM207, path, no, m.start() + 1,
+                   "returns a value chosen by an arch #if; under SPIR-V only the fallback is compiled",
+                   "query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
+                   "hipDeviceProp_t.gcnArchName on the host", snippet, conds)
+
+
+def helper_chain(chain: Finding, ret: Finding) -> Finding:
+    """The #if chain that picks a helper's return value and the return are one construct: one RSM207 where
+    the chain starts, naming its macros (the chain's RSM201) and the line of the value it picks."""
+    macros = chain.message.split(" undefined under amdgcnspirv")[0].rsplit(" ", 1)[0]  # "A, B are" -> "A, B"
+    return replace(ret, line=chain.line, column=chain.column, snippet=chain.snippet, conditions=chain.conditions,
+                   message=f"returns a value chosen by {macros} (line {ret.line}), undefined under amdgcnspirv: "
+                           "only the fallback is compiled")
 
 
 def pending_derived(path: str, line: int, col: int, snippet: str, conds: tuple[str, ...]) -> Finding:
