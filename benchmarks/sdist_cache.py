@@ -8,7 +8,6 @@ against the pinned sha256 before anything is extracted, and the tree is unpacked
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -18,6 +17,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+from rocm_spirv.fsutil import sha256_file
 
 PYPI_JSON = "https://pypi.org/pypi/{name}/json"
 TIMEOUT = 60
@@ -38,14 +39,6 @@ class Sdist:
 def default_cache() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "rocm-spirv" / "benchmarks"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _url(sdist: Sdist) -> str:
@@ -70,7 +63,7 @@ def _download(sdist: Sdist, dest: Path) -> None:
     except (urllib.error.URLError, TimeoutError, OSError) as err:
         part.unlink(missing_ok=True)
         raise Unavailable(f"{sdist.filename}: download failed ({err}); offline?") from err
-    got = _sha256(part)
+    got = sha256_file(part)
     if got != sdist.sha256:
         part.unlink()
         raise Unavailable(f"{sdist.filename}: sha256 {got} is not the pinned {sdist.sha256}")
@@ -85,7 +78,7 @@ def fetch(sdist: Sdist, cache: Path) -> Path:
     done = top / ".sha256"
     if done.is_file() and done.read_text().strip() == sdist.sha256:
         return top
-    if not archive.is_file() or _sha256(archive) != sdist.sha256:
+    if not archive.is_file() or sha256_file(archive) != sdist.sha256:
         _download(sdist, archive)
     if top.exists():
         shutil.rmtree(top)

@@ -14,10 +14,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rocm_spirv.fsutil import sha256_file
 from rocm_spirv.offload import MODES, Mode, spirv_device_flags
 from rocm_spirv.toolchain.choose import choose
 from rocm_spirv.toolchain.probe import ProbeResult
-from rocm_spirv.toolchain.provision import read_manifest, sha256
+from rocm_spirv.toolchain.provision import read_manifest
 
 PROVISION = "rocm-spirv toolchain provision"
 
@@ -97,7 +98,7 @@ def prefix_problems(prefix: Path) -> list[str]:
             continue
         if not path.is_file():
             problems.append(f"{path} is missing")
-        elif sha256(path) != digest:
+        elif sha256_file(path) != digest:
             problems.append(f"{path} was changed")
     return problems
 

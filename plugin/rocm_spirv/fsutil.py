@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import itertools
 import os
 import stat
@@ -282,3 +283,12 @@ def refuse_newlines(**values: object) -> None:
             if isinstance(item, str) and ("\n" in item or "\r" in item):
                 raise UserError(f"{what} {item!r} contains a line break, which no generated file can hold",
                                 "rename or link it to a path without one")
+
+
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of a file, read in 1 MiB blocks (memory stays flat for a wheel of any size)."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

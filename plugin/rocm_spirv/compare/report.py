@@ -93,6 +93,17 @@ def to_json(c: Comparison) -> dict[str, Any]:
     }
 
 
+def _figures(r: VariantResult, wheel: bool) -> dict[str, str]:
+    """One variant's medians as both views print them (seconds without the unit; build with its range)."""
+    b = r.spread("build_s")
+    out = {"configure": f"{r.spread('configure_s').median:.2f}", "build": f"{b.median:.2f} ({b.low:.2f}-{b.high:.2f})",
+           "cpu": f"{r.spread('cpu_s').median:.2f}", "files": _kib(r.spread("file_bytes").median),
+           "fatbin": _kib(r.spread("fatbin_bytes").median)}
+    if wheel:
+        out["installed"] = _kib(r.spread("installed_bytes").median)
+    return out
+
+
 def table(c: Comparison) -> Table:
     wheel = c.kind == "wheel"
     t = Table(title=f"rocm-spirv compare{' --wheel' if wheel else ''}: {esc(c.project)}"
@@ -110,14 +121,11 @@ def table(c: Comparison) -> Table:
             t.add_row(r.variant.name, archs, *(["[red]failed[/]"] + ["-"] * 4 if wheel else
                                                ["-", "[red]failed[/]", "-", "-", "-"]))
             continue
-        b = r.spread("build_s")
-        timing = f"{b.median:.2f} ({b.low:.2f}-{b.high:.2f})"
-        cpu = f"{r.spread('cpu_s').median:.2f}"
-        files, fatbin = _kib(r.spread("file_bytes").median), _kib(r.spread("fatbin_bytes").median)
+        f = _figures(r, wheel)
         if wheel:
-            t.add_row(r.variant.name, archs, timing, cpu, files, _kib(r.spread("installed_bytes").median), fatbin)
+            t.add_row(r.variant.name, archs, f["build"], f["cpu"], f["files"], f["installed"], f["fatbin"])
         else:
-            t.add_row(r.variant.name, archs, f"{r.spread('configure_s').median:.2f}", timing, cpu, files, fatbin)
+            t.add_row(r.variant.name, archs, f["configure"], f["build"], f["cpu"], f["files"], f["fatbin"])
     return t
 
 
@@ -165,17 +173,13 @@ def plain_lines(c: Comparison, width: int = 80) -> list[str]:
         if not r.ok:
             lines.append("  failed (the log tail is below)")
             continue
-        b = r.spread("build_s")
-        timing = f"{b.median:.2f} s ({b.low:.2f}-{b.high:.2f})"
-        cpu = f"CPU {r.spread('cpu_s').median:.2f} s"
-        files, fatbin = _kib(r.spread("file_bytes").median), _kib(r.spread("fatbin_bytes").median)
+        f = _figures(r, wheel)
         if wheel:
-            lines.append(f"  wheel build {timing}, {cpu}")
-            lines.append(f"  wheel {files}, installed {_kib(r.spread('installed_bytes').median)}, "
-                         f"device code {fatbin}")
+            lines.append(f"  wheel build {f['build']} s, CPU {f['cpu']} s")
+            lines.append(f"  wheel {f['files']}, installed {f['installed']}, device code {f['fatbin']}")
         else:
-            lines.append(f"  configure {r.spread('configure_s').median:.2f} s, build {timing}, {cpu}")
-            lines.append(f"  files {files}, .hip_fatbin {fatbin}")
+            lines.append(f"  configure {f['configure']} s, build {f['build']} s, CPU {f['cpu']} s")
+            lines.append(f"  files {f['files']}, .hip_fatbin {f['fatbin']}")
     lines += [f"{label}: {figure}" for label, figure in _summary_lines(c)]
     return lines
 

@@ -17,7 +17,6 @@ Built in a staging dir beside the prefix, then swapped in with renames under a l
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import os
 import shutil
@@ -28,7 +27,7 @@ from pathlib import Path
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import locked, umask, write_atomic
+from rocm_spirv.fsutil import locked, sha256_file, umask, write_atomic
 from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, runtime_stub, triton, wrappers
 from rocm_spirv.toolchain.llvm import Llvm, find_llvm, gfx_targets
 
@@ -56,14 +55,6 @@ class Manifest:
 
     def key(self) -> tuple[object, ...]:
         return tuple(v for k, v in sorted(asdict(self).items()))
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def find_bundler(explicit: Path | None, llvm: Llvm) -> Path | None:
@@ -133,7 +124,7 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
     devicelibs.build(root, llvm.cc1(), targets, wheel)
     stub = runtime_stub.build_runtime_stub(_host_cc(llvm), root / "include", root / "lib", hip_version)
     cmake_packages.write_cmake_packages(root, hip_version)
-    files = {str(p.relative_to(root)): sha256(p)
+    files = {str(p.relative_to(root)): sha256_file(p)
              for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
     return Manifest(
         schema=MANIFEST_SCHEMA, rocm_spirv=__version__, llvm_kind=llvm.kind, llvm_version=llvm.version,
