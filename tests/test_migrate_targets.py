@@ -227,3 +227,26 @@ def test_commit_order_puts_files_gaining_the_package_first() -> None:
         "A/CMakeLists.txt": (b"x()\n", b"x()\ny()\n"),
     }
     assert commit_order(changes) == ["CMakeLists.txt", "b/CMakeLists.txt", "A/CMakeLists.txt", "a/CMakeLists.txt"]
+
+
+def test_a_subdirectory_sees_the_variables_its_parent_set(tmp_path: Path) -> None:
+    """add_subdirectory() hands the child the parent's scope: GPU_RUNTIME and a source list set at the top
+    make the child's target HIP, and --apply retargets it there."""
+    from rocm_spirv.migrate.scan import scan
+
+    (tmp_path / "CMakeLists.txt").write_text(
+        'cmake_minimum_required(VERSION 3.21)\nproject(top LANGUAGES CXX)\n'
+        'set(GPU_RUNTIME "HIP" CACHE STRING "HIP or CUDA")\nenable_language(${GPU_RUNTIME})\n'
+        'set(common_sources common.cpp)\nadd_subdirectory(lib)\n')
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "CMakeLists.txt").write_text(
+        "add_library(lib STATIC kernels.cpp ${common_sources})\n"
+        "set_source_files_properties(kernels.cpp ${common_sources} PROPERTIES LANGUAGE ${GPU_RUNTIME})\n")
+    found = scan(tmp_path).result.findings
+    assert [(f.path, f.line, f.rule.id) for f in found] == [("lib/CMakeLists.txt", 1, "RSM120")]
+    assert "HIP target lib is not handed" in found[0].message
+    # Without the parent's scope the child's LANGUAGE is unknown: scanned alone, nothing is HIP.
+    assert scan(tmp_path / "lib" / "CMakeLists.txt").result.findings == []
+    assert main(["migrate", str(tmp_path), "--apply"]) == 0
+    assert "rocm_spirv_target(lib)" in (tmp_path / "lib" / "CMakeLists.txt").read_text()
+    assert FIND_PACKAGE in (tmp_path / "CMakeLists.txt").read_text()  # the project() the child belongs to

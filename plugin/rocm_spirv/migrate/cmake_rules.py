@@ -21,10 +21,12 @@ COMPARISONS = frozenset({"MATCHES", "STREQUAL", "IN_LIST", "STRLESS", "STRGREATE
 
 @dataclass(frozen=True)
 class Context:
-    """What a file inherits from the project: the policy version and whether it is the top-level file."""
+    """What a file inherits from the project: the policy version, whether it is the top-level file, and the
+    variables its directory's scope starts with (add_subdirectory() hands a child the parent's scope)."""
 
     policy_version: tuple[int, int] | None = None
     top_level: bool = False
+    inherited: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -54,6 +56,7 @@ class CMakeFacts:
     has_find_package: bool = False
     calls_package: bool = False  # calls a rocm_spirv_*() function, so its project must find the package
     hip_targets: list[str] = field(default_factory=list)
+    variables: dict[str, str] = field(default_factory=dict)  # the directory scope at the end of the file
     newline: str = "\n"  # the file's line ending; inserted lines use it too
 
 
@@ -79,7 +82,8 @@ class Analyzer:
         self.retargeted: set[str] = set()
         self.retarget_directory = False
         self.hip_sources: set[str] = set()
-        self.variables = Variables()  # target names and source lists through set() (cmake_targets.py)
+        # target names and source lists through set() (cmake_targets.py), from the parent scope on
+        self.variables = Variables(dict(ctx.inherited))
         self.labels: dict[str, str] = {}  # target -> how messages name it (a foreach's items)
         self.more_sources: dict[str, list[str]] = {}  # target -> what target_sources() adds
         self.target_defs: list[tuple[Command, str, list[str]]] = []
@@ -154,6 +158,7 @@ class Analyzer:
             self.command(cmd)
         for end in ENDS:
             end(self)
+        self.facts.variables = dict(self.variables.values)
         self.report.findings.sort(key=lambda f: (f.line, f.column))
         notes(self)
         return self.report, self.facts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,6 +92,27 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         if first is not None:
             top_policy = cmake_rules.analyze("CMakeLists.txt", for_analysis(first),
                                              Context(top_level=True))[1].policy_version
+    scopes: dict[str, tuple[tuple[str, str], ...]] = {}  # directory -> the scope its CMakeLists.txt ends with
+
+    def inherited(rel_dir: str) -> tuple[tuple[str, str], ...]:
+        """The scope a CMakeLists.txt in rel_dir starts with: that of the nearest directory above with a
+        CMakeLists.txt (the one that add_subdirectory()s it, in the usual layout), at its end."""
+        if not root.is_dir() or not rel_dir:
+            return ()
+        parent = posixpath.dirname(rel_dir)
+        while parent not in scopes:
+            text = _read(base / parent / "CMakeLists.txt").text if (base / parent / "CMakeLists.txt").is_file() \
+                else None
+            if text is not None:
+                ctx = Context(top_policy, not parent, inherited(parent))
+                scopes[parent] = tuple(cmake_rules.analyze(posixpath.join(parent, "CMakeLists.txt"),
+                                                           for_analysis(text), ctx)[1].variables.items())
+            elif not parent:
+                scopes[parent] = ()
+            else:
+                parent = posixpath.dirname(parent)
+        return scopes[parent]
+
     arch_macros: set[str] = set()
     live_macros: set[str] = set()
     cond_reports: list[FileReport] = []  # sources with #defines that may turn out arch-derived
@@ -104,7 +126,11 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         try:
             if kind == "cmake":
                 is_top = rel == "CMakeLists.txt" and root.is_dir()
-                report, facts = cmake_rules.analyze(rel, for_analysis(text), Context(top_policy, is_top))
+                rel_dir = posixpath.dirname(rel)
+                scope = inherited(rel_dir) if posixpath.basename(rel) == "CMakeLists.txt" else ()
+                report, facts = cmake_rules.analyze(rel, for_analysis(text), Context(top_policy, is_top, scope))
+                if posixpath.basename(rel) == "CMakeLists.txt":
+                    scopes.setdefault(rel_dir, tuple(facts.variables.items()))
                 # A project() file may gain find_package(RocmSpirv) for the files below it (projects.py).
                 if report.edits or is_top or facts.project_end is not None:
                     out.texts[rel] = for_analysis(text)
