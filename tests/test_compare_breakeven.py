@@ -104,3 +104,6 @@ def test_plain_view_for_logs_fits_80_columns_and_keeps_ids_whole() -> None:
     assert any(ln.startswith(".hip_fatbin native / SPIR-V, compressed: ") for ln in lines)
     assert "  build time: from 2.5 targets" not in lines  # spirv failed: not measured
     assert any(ln.startswith("  build time: not measured") for ln in lines)
+    assert "SPIR-V costs less than a per-arch build of:" in lines
+    # three repeats: a median and its range; one build would print no range
+    assert "  configure 1.00 s, build 6.00 (5.88-6.12) s, CPU 6.00 s" in lines
