@@ -1,4 +1,4 @@
-"""`--validate`: run spirv-val on each SPIR-V payload when the tool exists."""
+"""`--validate`: run spirv-val on each SPIR-V payload (the CLI refuses --validate without the tool)."""
 
 from __future__ import annotations
 
@@ -25,16 +25,14 @@ def validate_payload(tool: str, payload: bytes, timeout: float = 60.0) -> Valida
     return Validation(run.returncode == 0, text[0] if text else ("valid" if run.returncode == 0 else "invalid"))
 
 
-def validate(files: list[FileReport], payloads: dict[tuple[str, int], bytes], tool: str | None) -> list[FileReport]:
+def validate(files: list[FileReport], payloads: dict[tuple[str, int], bytes], tool: str) -> list[FileReport]:
     """Attach a Validation to each SPIR-V entry; payloads maps (path, entry index) to the module bytes."""
     out = []
     for f in files:
         entries: list[Entry] = []
         for i, e in enumerate(f.entries):
             if e.kind == SPIRV:
-                v = (Validation(None, "not run: spirv-val is not on PATH") if tool is None
-                     else validate_payload(tool, payloads.get((f.path, i), b"")))
-                e = replace(e, validation=v)
+                e = replace(e, validation=validate_payload(tool, payloads.get((f.path, i), b"")))
             entries.append(e)
         out.append(replace(f, entries=tuple(entries)))
     return out
