@@ -18,7 +18,7 @@ from rocm_spirv.migrate.source_checks.amdgcn_builtins import (
     has_builtin_tests,
     unguarded,
 )
-from rocm_spirv.migrate.source_checks.arch_macros import arch_finding, arch_use, enum_helper
+from rocm_spirv.migrate.source_checks.arch_macros import arch_finding, arch_names, arch_use, enum_helper
 from rocm_spirv.migrate.source_checks.asm import INLINE_ASM, asm_in_macro, asm_label, asm_text, gpu_asm, inline_asm
 from rocm_spirv.migrate.source_checks.wave_size import (
     CONSTEXPR_FN,
@@ -115,6 +115,7 @@ class _Group:
     prior: list[str] = field(default_factory=list)  # conditions of the earlier branches
     unknown: str = ""  # the current branch's effective condition when undecidable
     finding: int | None = None  # index of the chain's RSM201 finding
+    macros: list[str] = field(default_factory=list)  # the arch macros that finding names
     defines: list[str] = field(default_factory=list)  # macros its dead arch branches define
     direct: bool = False  # some condition names an arch macro itself (an arch-value helper's #if)
     code: bool = False  # the chain holds more than #error/#warning lines
@@ -232,7 +233,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     g.prior.append(cond)
                     stack.append(g)
                     if live and ARCH_MACRO.search(cond):
-                        g.finding = len(report.findings)
+                        g.finding, g.macros = len(report.findings), arch_names(cond)
                         add(arch_finding(path, no, cond, full, snippet, conds))
                 elif word in ("elif", "elifdef", "elifndef") and stack:
                     g = stack[-1]
@@ -391,8 +392,8 @@ def _helper(report: FileReport, g: _Group, ret: Finding | None) -> None:
     """A helper's arch-chosen return: the chain's own RSM201, if it has one, becomes this one finding."""
     if ret is None:
         return
-    if g.finding is not None and report.findings[g.finding].rule.id == "RSM201":
-        report.findings[g.finding] = arch_macros.helper_chain(report.findings[g.finding], ret)
+    if g.finding is not None and report.findings[g.finding].rule is arch_macros.RSM201:
+        report.findings[g.finding] = arch_macros.helper_chain(report.findings[g.finding], ret, g.macros)
     else:
         report.findings.append(ret)
 

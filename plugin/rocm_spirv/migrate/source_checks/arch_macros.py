@@ -38,8 +38,13 @@ def arch_use(path: str, no: int, line: str, arch_uses: list[str], snippet: str, 
                    ARCH_FIX, snippet, conds)
 
 
+def arch_names(cond: str) -> list[str]:
+    """The arch macros a condition names, each once, in order."""
+    return list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(cond)))
+
+
 def arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: tuple[str, ...]) -> Finding:
-    names = list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(cond)))
+    names = arch_names(cond)
     col = full.find(names[0]) + 1
     verb = "is" if len(names) == 1 else "are"
     return finding(RSM201, path, no, col, f"{', '.join(names)} {verb} undefined under amdgcnspirv", ARCH_FIX,
@@ -59,13 +64,12 @@ def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, repor
                    "hipDeviceProp_t.gcnArchName on the host", snippet, conds)
 
 
-def helper_chain(chain: Finding, ret: Finding) -> Finding:
+def helper_chain(chain: Finding, ret: Finding, macros: list[str]) -> Finding:
     """The #if chain that picks a helper's return value and the return are one construct: one RSM207 where
-    the chain starts, naming its macros (the chain's RSM201) and the line of the value it picks."""
-    macros = chain.message.split(" undefined under amdgcnspirv")[0].rsplit(" ", 1)[0]  # "A, B are" -> "A, B"
+    the chain starts (its RSM201 is replaced), naming its macros and the line of the value it picks."""
     return replace(ret, line=chain.line, column=chain.column, snippet=chain.snippet, conditions=chain.conditions,
-                   message=f"returns a value chosen by {macros} (line {ret.line}), undefined under amdgcnspirv: "
-                           "only the fallback is compiled")
+                   message=f"returns a value chosen by {', '.join(macros)} (line {ret.line}), undefined under "
+                           "amdgcnspirv: only the fallback is compiled")
 
 
 def pending_derived(path: str, line: int, col: int, snippet: str, conds: tuple[str, ...]) -> Finding:
