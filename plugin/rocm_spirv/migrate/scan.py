@@ -85,14 +85,13 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     base = root if root.is_dir() else root.parent
     result = ScanResult(str(root))
     out = Scan(result)
-    top = base / "CMakeLists.txt"
     top_policy = None
-    if root.is_dir() and top.is_file():
-        first = _read(top).text
-        if first is not None:
-            top_policy = cmake_rules.analyze("CMakeLists.txt", for_analysis(first),
-                                             Context(top_level=True))[1].policy_version
     scopes: dict[str, tuple[tuple[str, str], ...]] = {}  # directory -> the scope its CMakeLists.txt ends with
+    if root.is_dir():
+        first = _read(base / "CMakeLists.txt").text
+        if first is not None:
+            facts = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), Context(top_level=True))[1]
+            top_policy, scopes[""] = facts.policy_version, tuple(facts.variables.items())
 
     def inherited(rel_dir: str) -> tuple[tuple[str, str], ...]:
         """The scope a CMakeLists.txt in rel_dir starts with: that of the nearest directory above with a
@@ -101,10 +100,9 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             return ()
         parent = posixpath.dirname(rel_dir)
         while parent not in scopes:
-            text = _read(base / parent / "CMakeLists.txt").text if (base / parent / "CMakeLists.txt").is_file() \
-                else None
+            text = _read(base / parent / "CMakeLists.txt").text
             if text is not None:
-                ctx = Context(top_policy, not parent, inherited(parent))
+                ctx = Context(top_policy, False, inherited(parent))
                 scopes[parent] = tuple(cmake_rules.analyze(posixpath.join(parent, "CMakeLists.txt"),
                                                            for_analysis(text), ctx)[1].variables.items())
             elif not parent:
