@@ -114,6 +114,9 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     arch_macros: set[str] = set()
     live_macros: set[str] = set()
     cond_reports: list[FileReport] = []  # sources with #defines that may turn out arch-derived
+    defines: set[str] = set()  # every macro a scanned source #defines
+    wave_aliases: set[str] = set()
+    need_reports: list[FileReport] = []  # sources with findings that hold only once every file is read
     for rel, kind in walk(root, exclude):
         result.files_scanned += 1
         read = _read(base / rel)
@@ -146,6 +149,10 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 report = source_rules.analyze(rel, text)
                 arch_macros |= report.arch_macros
                 live_macros |= report.live_macros
+                defines |= report.defines
+                wave_aliases |= report.wave_aliases
+                if report.needs:
+                    need_reports.append(report)
         except RecursionError:  # absurdly nested JSON or CMake: data, not build logic
             report = FileReport(rel, kind, error="nested too deeply to analyze; skipped")
         if report.findings:
@@ -156,6 +163,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             cond_reports.append(report)
         if report.findings or report.edits or report.error or report.pending:
             result.files.append(report)
+    for report in need_reports:
+        _keep_needed(report, defines, wave_aliases)
     cond_defines = [d for r in cond_reports for d in r.cond_defines]
     derived = _derive(arch_macros, live_macros, cond_defines)
     for report in cond_reports:
@@ -187,6 +196,19 @@ def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> s
         if not new:
             return derived
         derived |= new
+
+
+def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str]) -> None:
+    """Findings on build-defined macros stand while no scanned source defines every one of them (then they
+    are the project's own macros); a wave-size alias in a template default, while some file defines it so."""
+    def keep(line: int, column: int) -> bool:
+        kind, names = report.needs.get((line, column), ("", frozenset()))
+        if kind == "build":
+            return not names <= defines
+        if kind == "alias":
+            return bool(names & wave_aliases)
+        return True
+    report.findings[:] = [f for f in report.findings if keep(f.line, f.column)]
 
 
 def _drop_wavefront_uses(result: ScanResult) -> None:
