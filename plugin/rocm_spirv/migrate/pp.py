@@ -216,7 +216,9 @@ def arch_dependent(condition: str, lookup: Callable[[str], Value] = lookup_devic
     named = set(ARCH_MACRO.findall(condition))
     if any(not _TARGET.match(n) for n in named if n.startswith("gfx")):
         return True  # `__gfx12__` names no target: whatever it means, it is no test this can decide
-    targets = [*ROCM_TARGETS, *(_target(n) for n in named if _TARGET.match(n) and _family(n) >= 9)]
+    # and each target or family the condition names, from GFX8 on (GFX6/7 are in no ROCm release)
+    targets = [*ROCM_TARGETS, *(_target(n) for n in named if _TARGET.match(n) and _family(n) >= 8),
+               *(frozenset({f"__{n}__"}) for n in named if n.startswith("GFX") and int(n[3:]) >= 8)]
     for macros in targets:
         # on a GPU, a macro the SPIR-V view takes as undefined for being arch-derived or build-defined may
         # well be defined: only the device environment is known there

@@ -108,10 +108,12 @@ DEVICE_SUFFIXES = (".hip", ".cu", ".cuh")
 DEVICE_MARKERS = ("__global__", "__device__", "hip_runtime", "__HIP_DEVICE_COMPILE__", "__builtin_amdgcn_",
                   "__HIPCC__", "__launch_bounds__", "__CUDA_ARCH__")
 # Whole tokens only: miniaudio's `ma_job_process__device__aaudio_reroute` holds "__device__" and is host code.
-# A project's own device-function marker (ROCPRIM_DEVICE, LIB_DEVICE, defined to __device__) marks one too.
-DEVICE_MARKER = re.compile(r"(?<!\w)(?:" + "|".join(DEVICE_MARKERS) + r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_DEVICE(?!\w))")
+# A project's own device-function marker (ROCPRIM_DEVICE, LIB_DEVICE, defined to __device__) marks one too,
+# where it starts a declaration (`ROCPRIM_DEVICE __forceinline__ T f(…)`), not an enumerator (MA_NO_DEVICE = …).
+PROJECT_DEVICE = r"^[ \t]*(?:template\s*<[^>]*>\s*)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_DEVICE[ \t]+[A-Za-z_]"
+DEVICE_MARKER = re.compile(r"(?<!\w)(?:" + "|".join(DEVICE_MARKERS) + r")|(?m:" + PROJECT_DEVICE + ")")
 BUILD_SCOPE_SUFFIXES = (*DEVICE_SUFFIXES, ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp")
-DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_DEVICE)(?!\w)")
+DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__)(?!\w)|(?m:" + PROJECT_DEVICE + ")")
 # `static_assert(false, "…")` under an arch test rejects a configuration, like #error: inert under SPIR-V
 INERT_ASSERT = re.compile(r"^\s*static_assert\s*\(\s*(?:false|0)\s*,")
 DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
@@ -141,6 +143,7 @@ class _Group:
     defines: list[str] = field(default_factory=list)  # macros its dead arch branches define
     direct: bool = False  # some condition names an arch macro itself (an arch-value helper's #if)
     helper: bool = False  # the chain picks a value (RSM207): one construct, its #elif lines are not more
+    builtin_test: bool = False  # the current branch tests __has_builtin (RSM206 covers the builtins in it)
     elifs: list[int] = field(default_factory=list)  # indices of the RSM201 findings of its #elif lines
     code: bool = False  # the chain holds more than #error/#warning lines
     wave: bool = False  # the chain's test of the wavefront macro is reported
@@ -282,6 +285,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                                line=no, col=_indent(snippet), snippet=snippet)
                     v = evaluate(cond, lookup)
                     g.live, g.taken, g.unknown = live and v != 0, v, cond if v is None else ""
+                    g.builtin_test = HAS_BUILTIN.search(cond) is not None
                     g.prior.append(cond)
                     stack.append(g)
                     if live and direct:
@@ -297,6 +301,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     g.unknown = _effective(cond, g.prior) if (v is None or g.taken is None) and g.live else ""
                     g.taken = 1 if g.taken == 1 or v == 1 else None if g.taken is None or v is None else 0
                     g.line, g.col, g.snippet, g.pending = no, _indent(snippet), snippet, -1
+                    g.builtin_test = HAS_BUILTIN.search(cond) is not None
                     g.prior.append(cond)
                     if g.parent_live and direct and not g.helper:
                         outer = tuple(x.unknown for x in stack[:-1] if x.unknown)
@@ -308,6 +313,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     g.live = g.parent_live and g.taken != 1
                     g.unknown = _effective("", g.prior) if g.taken is None and g.live else ""
                     g.taken = 1
+                    g.builtin_test = False
                     g.line, g.col, g.snippet, g.pending = no, _indent(snippet), snippet, -1
                 elif word == "endif" and stack:
                     g = stack.pop()
@@ -384,7 +390,9 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             add(inline_asm(path, no, m, snippet, conds))
         # Inside an arch chain, a live line is compiled for SPIR-V (the #else of `#ifdef __gfx12__` is its
         # path) unless the branch is still undecided (`defined(__gfx90a__) || defined(FOO)`).
-        guarded_line = guard_next or guard_until is not None or any(g.arch and g.unknown for g in stack)
+        # Under `#if __has_builtin(__builtin_amdgcn_…)` the builtin is that test's construct (RSM206).
+        guarded_line = guard_next or guard_until is not None or any(
+            (g.arch and g.unknown) or g.builtin_test for g in stack)
         gm = GUARD_CALL.search(line)
         if gm:
             guarded_line = True
