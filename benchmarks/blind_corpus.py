@@ -190,7 +190,7 @@ def markdown(runs: list[dict[str, Any]], data: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def score(cache: Path, label: str, held_out: str) -> int:
+def score(cache: Path, label: str, held_out: str, only: set[str] | None = None) -> int:
     data = json.loads(MANIFEST.read_text())
     labels = json.loads(LABELS.read_text())
     rows = []
@@ -199,7 +199,7 @@ def score(cache: Path, label: str, held_out: str) -> int:
         if not root.is_dir():
             print(f"blind_corpus: {root} is missing; run `blind_corpus.py extract` first", file=sys.stderr)
             return 2
-        if tree["name"] not in labels["trees"]:
+        if tree["name"] not in labels["trees"] or (only is not None and tree["name"] not in only):
             continue  # extracted but not labelled yet: never scored before its labels are committed
         rows.append(score_tree(tree["name"], root, labels["trees"][tree["name"]]))
     for r in rows:
@@ -227,6 +227,7 @@ def main() -> int:
     parser.add_argument("--tree", help="candidates: only this tree")
     parser.add_argument("--label", default="current rules", help="score: the run's name in the results")
     parser.add_argument("--held-out", default="", help="score: how the labels relate to the rules measured")
+    parser.add_argument("--trees", help="score: only these trees (comma-separated names)")
     args = parser.parse_args()
     if args.action == "extract":
         return extract(args.cache, dict((m.split("=", 1)[0], Path(m.split("=", 1)[1])) for m in args.mirror))
@@ -236,7 +237,7 @@ def main() -> int:
                 for p, n, text in candidates(args.cache / tree["name"]):
                     print(f"{tree['name']}\t{p}\t{n}\t{text}")
         return 0
-    return score(args.cache, args.label, args.held_out)
+    return score(args.cache, args.label, args.held_out, set(args.trees.split(",")) if args.trees else None)
 
 
 if __name__ == "__main__":
