@@ -261,3 +261,20 @@ def test_warp_size_alias_as_template_default(tmp_path: Path) -> None:
                                  "struct WarpReduce {};\n"),
     })
     assert lines(r, "include/lib/warp.hpp") == {2: "RSM203"}
+
+
+def test_a_guard_derived_in_an_included_header_is_a_guard(tmp_path: Path) -> None:
+    r = found(tmp_path, {
+        "include/lib/arch.hpp": "#if defined(__gfx90a__) || defined(__gfx942__)\n#define LIB_HAS_MFMA 1\n#endif\n",
+        "include/lib/gemm.hpp": ('#include "arch.hpp"\n'
+                                 "#if LIB_HAS_MFMA\n"
+                                 "__device__ float4 mma(float a, float b, float4 c) {\n"
+                                 "  return __builtin_amdgcn_mfma_f32_16x16x4f32(a, b, c, 0, 0, 0);\n"
+                                 "}\n"
+                                 "#endif\n"),
+        # an unrelated CPU backend defines its own LIB_HAS_MFMA in live code; gemm.hpp never includes it
+        "cpu/cpu_config.h": ("#define LIB_HAS_MFMA 1\n"
+                             "static inline void spin() { asm volatile(\"pause\"); }\n"),
+    })
+    assert lines(r, "include/lib/gemm.hpp") == {}
+    assert lines(r, "include/lib/arch.hpp") == {1: "RSM201"}

@@ -117,6 +117,7 @@ class FileReport:
     # "build": the names are per-arch macros no scanned source defines (the build does, from its target
     # list); "alias": some name is a wave-size alias another file defines.
     defines: set[str] = field(default_factory=set)
+    includes: tuple[str, ...] = ()  # what it #includes, kept for files that define macros or have findings
     wave_aliases: set[str] = field(default_factory=set)
     needs: dict[tuple[int, int], tuple[str, frozenset[str]]] = field(default_factory=dict)
 

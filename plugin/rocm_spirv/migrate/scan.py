@@ -117,6 +117,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     defines: set[str] = set()  # every macro a scanned source #defines
     wave_aliases: set[str] = set()
     need_reports: list[FileReport] = []  # sources with findings that hold only once every file is read
+    graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]] = {}  # path -> arch, live, includes
     for rel, kind in walk(root, exclude):
         result.files_scanned += 1
         read = _read(base / rel)
@@ -153,6 +154,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 wave_aliases |= report.wave_aliases
                 if report.needs:
                     need_reports.append(report)
+                if report.includes or report.arch_macros:
+                    graph[rel] = (frozenset(report.arch_macros), frozenset(report.live_macros), report.includes)
         except RecursionError:  # absurdly nested JSON or CMake: data, not build logic
             report = FileReport(rel, kind, error="nested too deeply to analyze; skipped")
         if report.findings:
@@ -171,6 +174,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         source_rules.promote(report, derived)
     live_macros |= {d.name for d in cond_defines} - derived
     _drop_arch_derived(result, derived)
+    _drop_include_derived(result, graph, derived)
     if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
@@ -217,6 +221,44 @@ def _drop_wavefront_uses(result: ScanResult) -> None:
         if report.kind == "source":
             report.findings[:] = [f for f in report.findings
                                   if not (f.rule.id == "RSM202" and f.message.endswith(wave_size.WAVE_USE))]
+    result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
+
+
+MAX_CLOSURE = 256  # headers followed from one file: enough for a library's own tree, bounded on generated ones
+
+
+def _drop_include_derived(result: ScanResult, graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]],
+                          derived: set[str]) -> None:
+    """A macro some header derives from arch macros is undefined under SPIR-V for every file that includes that
+    header (through the project's own #includes), even where an unrelated file of the scan defines it in live
+    code (a CPU backend's own HAS_X): the include graph decides, not the whole scan."""
+    if not graph:
+        return
+    by_suffix: dict[str, str] = {}
+    for path in graph:
+        parts = path.split("/")
+        for i in range(len(parts)):
+            by_suffix.setdefault("/".join(parts[i:]), path)
+
+    def resolve(inc: str, frm: str) -> str | None:
+        local = posixpath.normpath(posixpath.join(posixpath.dirname(frm), inc))
+        return local if local in graph else by_suffix.get(posixpath.normpath(inc))
+
+    for report in result.files:
+        if report.kind != "source" or not any(f.conditions for f in report.findings) or report.path not in graph:
+            continue
+        seen, todo = {report.path}, [report.path]
+        while todo and len(seen) < MAX_CLOSURE:
+            for inc in graph[todo.pop()][2]:
+                target = resolve(inc, report.path)
+                if target is not None and target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        arch = set().union(*(graph[p][0] for p in seen))
+        live = set().union(*(graph[p][1] for p in seen))
+        local = derived | (arch - live)
+        if local != derived:
+            report.findings[:] = [f for f in report.findings if source_rules.live_under(f.conditions, local)]
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
 
 

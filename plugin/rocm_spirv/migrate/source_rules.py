@@ -121,6 +121,7 @@ DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 ALIAS_DEFAULT = re.compile(r"=\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\s*[,>]")
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
 
 
@@ -421,6 +422,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
     # what the scan sees as surely live; the rest waits for every file's arch-derived macros
     report.live_macros -= {d.name for d in report.cond_defines} - sure
     report.findings.sort(key=lambda f: (f.line, f.column))
+    if report.findings or report.arch_macros or report.live_macros:
+        report.includes = tuple(INCLUDE.findall(text))  # the include graph: derived macros of other headers
     return report
 
 
