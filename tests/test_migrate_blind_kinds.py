@@ -90,12 +90,17 @@ endif()
 if(CHECKED_TARGETS STREQUAL "")
   message(FATAL_ERROR "no target")
 endif()
+proj_filter_archs(PROJ_ARCHS ${GPU_TARGETS})
+if(PROJ_ARCHS MATCHES "^gfx9")
+  set(WAVE 64)
+endif()
 """
 
 
 def test_branches_on_lists_derived_from_the_target_list(tmp_path: Path) -> None:
     r = lines(found(tmp_path, {"CMakeLists.txt": DERIVED_LISTS}), "CMakeLists.txt")
     assert r[3] == "RSM106" and r[7] == "RSM106" and r[10] == "RSM106"
+    assert r[17] == "RSM106"  # the output of a project function handed the target list
     assert 13 not in r  # the same answer under SPIR-V
 
 
