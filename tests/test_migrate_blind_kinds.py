@@ -64,6 +64,12 @@ endfunction()
 foreach(T IN LISTS GPU_TARGETS)
   add_kernel_object(${T})
 endforeach()
+function(generate_kernels TARGET_ARCH)
+  add_custom_command(OUTPUT gen_${TARGET_ARCH}.cpp COMMAND python3 gen.py --arch ${TARGET_ARCH})
+endfunction()
+foreach(T IN LISTS GPU_TARGETS)
+  generate_kernels(${T})
+endforeach()
 """
 
 
@@ -72,6 +78,7 @@ def test_per_arch_commands_through_a_project_function_in_a_loop(tmp_path: Path) 
     assert r[3] == "RSM101"
     assert r[13] == "RSM107" and r[18] == "RSM107"  # through a function, and a macro calling it
     assert r[26] == "RSM107"  # add_custom_command per entry of GPU_TARGETS, one call away
+    assert r[32] == "RSM107"  # a generator command per arch, with no flag at all
     assert 6 not in r and 24 not in r  # the flags are the loops' constructs
 
 

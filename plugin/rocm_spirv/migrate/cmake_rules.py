@@ -99,6 +99,7 @@ class Analyzer:
         # function()/macro() bodies: those passing a per-arch flag of a variable (--offload-arch=${FLAG}, the
         # command that does), what each calls, and those a per-arch loop calls (the loop is the construct)
         self.fn_arch: dict[str, Command] = {}
+        self.fn_commands: set[str] = set()  # functions running per-arch commands on a parameter
         self.fn_calls: dict[str, set[str]] = {}
         self.fn_looped: set[str] = set()
 
@@ -140,10 +141,16 @@ class Analyzer:
             if chain[-1] in seen:
                 continue
             seen.add(chain[-1])
-            if chain[-1] in self.fn_arch:
+            if chain[-1] in self.fn_arch or chain[-1] in self.fn_commands:
                 return chain
             todo.extend([*chain, c] for c in sorted(self.fn_calls.get(chain[-1], ())))
         return []
+
+    def function_params(self) -> set[str]:
+        for b in reversed(self.stack):
+            if b.kind in ("function", "macro"):
+                return set(b.cmd.values()[1:]) | {"ARGN", "ARGV0", "ARGV1"}
+        return set()
 
     def in_loop_over_targets(self) -> Block | None:
         for b in reversed(self.stack):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.flags import RSM103
 from rocm_spirv.migrate.cmake_checks.topic import Topic
-from rocm_spirv.migrate.cmake_lexer import Command
+from rocm_spirv.migrate.cmake_lexer import Command, refs
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, cmd_words, flag_words
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
@@ -39,6 +39,8 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
     fn = file.function()
     if fn and name not in ("function", "macro"):
         file.fn_calls.setdefault(fn, set()).add(name.lower())
+        if name in DEFINES_SOURCES and {r.name for a in cmd.args for r in refs(a.value)} & file.function_params():
+            file.fn_commands.add(fn)  # add_custom_command(OUTPUT k_${ARCH}.co …): per arch where a loop calls it
     inner = next((b for b in reversed(file.stack) if b.kind == "foreach"), None)
     if inner is not None and not inner.over_targets and name == "list" and values[:1] == ["GET"] and \
             len(values) > 1 and values[1] in file.arch_lists:
@@ -47,8 +49,7 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
     chain = file.per_arch_function(name) if loop is not None else []
     if chain and loop is not None:
         file.fn_looped.update(chain)
-        loop.body.append(f"{' -> '.join(chain)}() (--offload-arch= per arch)" if len(chain) > 1
-                         else f"{name}() (--offload-arch= per arch)")
+        loop.body.append(f"{' -> '.join(chain)}() per arch")
     if loop is not None and name == "list" and values[:1] in (["APPEND"], ["PREPEND"]) and len(values) > 2 and \
             any(re.search(r"\$\{" + re.escape(loop.loop_var) + r"\}:[a-z]+[+-]", v) for v in values[2:]):
         loop.body.append("target-ID feature suffixes (:xnack+)")  # amdgcnspirv:xnack+ is no target
