@@ -18,7 +18,7 @@ from rocm_spirv.resources import cmake_dir
 
 # Each name is a module in rocm_spirv.commands with register(subparsers); the
 # module sets func on its parser, which returns the exit code.
-COMMANDS = ["toolchain", "presets", "doctor", "compare", "inspect", "bazel", "migrate", "wheel"]
+COMMANDS = ["toolchain", "presets", "doctor", "compare", "inspect", "bazel", "migrate", "wheel", "config"]
 
 
 class Parser(argparse.ArgumentParser):
