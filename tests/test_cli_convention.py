@@ -85,3 +85,29 @@ def test_fix_is_apply(tmp_path: Path) -> None:
     before = (tmp_path / "CMakeLists.txt").read_bytes()
     assert run_cli("migrate", str(tmp_path), "--fix").returncode == 0
     assert (tmp_path / "CMakeLists.txt").read_bytes() != before
+
+
+def test_help_teaches_every_option_two_examples_and_the_exit_statuses() -> None:
+    import shlex
+
+    from rocm_spirv.cli import _leaves
+    from rocm_spirv.commands.teach import EXAMPLES, GATES
+
+    parser = build_parser()
+    commands = {leaf.prog.removeprefix("rocm-spirv ") for leaf in _leaves(parser)}
+    assert commands == set(EXAMPLES) == set(GATES)
+    for leaf in _leaves(parser):
+        command = leaf.prog.removeprefix("rocm-spirv ")
+        assert [a.option_strings or a.dest for a in leaf._actions if not a.help] == [], command
+        text = leaf.format_help()
+        assert "examples:" in text and "exit status (docs/cli.md):\n  0    done\n" in text, command
+        assert "\n  143  terminated" in text, command
+        assert ("\n  1    " + GATES[command] in text) if GATES[command] else "\n  1    " not in text, command
+        assert len(EXAMPLES[command]) >= 2
+        for example in EXAMPLES[command]:
+            # Each example is a command line the parser accepts as this command (inner $(…) too).
+            inner = re.search(r"\$\((rocm-spirv [^)]*)\)", example)
+            argv = shlex.split(inner.group(1) if inner else example)
+            assert argv[0] == "rocm-spirv", example
+            args = parser.parse_args(argv[1:])
+            assert args._leaf is leaf, example

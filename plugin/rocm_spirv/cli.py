@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
 from rocm_spirv import __version__
+from rocm_spirv.commands.teach import teach
 from rocm_spirv.errors import RocmSpirvError, os_error
 from rocm_spirv.resources import cmake_dir
 
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Unknown options are reported by the command they were given to, which knows its own options.
     for leaf in _leaves(parser):
         leaf.set_defaults(_leaf=leaf)
+        teach(leaf.prog.removeprefix("rocm-spirv").strip(), leaf)
     return parser
 
 
