@@ -75,7 +75,7 @@ def _write(args: argparse.Namespace) -> int:
         targets = metadata.parse_targets(args.targets.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise UserError(f"{args.targets}: {err}", "re-run cmake to regenerate the target list") from None
-    compiler = {"path": args.compiler, "id": args.compiler_id, "version": args.compiler_version}
+    compiler = metadata.compiler_json(args.compiler, args.compiler_id, args.compiler_version)
     try:
         record = metadata.build_record(targets, compiler, args.project, args.default_offload)
     except FormatError as err:
