@@ -380,7 +380,7 @@ def test_diff_is_exactly_what_apply_writes_and_applies_with_patch_and_git(tmp_pa
     (root / "d2" / "CMakeLists.txt").chmod(0o664)
     original = tree(root)
     diff = migrate(str(root), "--diff")
-    assert diff.returncode == 0 and diff.stderr == b""
+    assert diff.returncode == 1 and diff.stderr == b""  # 1: edits pending
     assert b"caf\xe9" in diff.stdout and b"d1/CMakeLists.txt" in diff.stdout  # the BOM file is edited
     assert migrate(str(root), "--apply").returncode == 0
     applied = tree(root)
@@ -526,7 +526,7 @@ def test_apply_changes_exactly_the_bytes_diff_shows(tmp_path_factory: pytest.Tem
            + b"set(GPU_TARGETS gfx90a)" + eol + b"#" + after + eol + b"#[[" + tail.replace(b"]]", b"") + b"]]")
     (root / "CMakeLists.txt").write_bytes(src)
     diff = migrate(str(root), "--diff")
-    assert diff.returncode == 0 and diff.stdout, diff.stderr
+    assert diff.returncode == 1 and diff.stdout, diff.stderr
     assert migrate(str(root), "--apply").returncode == 0
     applied = (root / "CMakeLists.txt").read_bytes()
     copy = root / "copy"

@@ -29,7 +29,8 @@ def register(sub: Any) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 when findings at or above --fail-on remain")
-    mode.add_argument("--diff", action="store_true", help="print the build edits --apply would make")
+    mode.add_argument("--diff", action="store_true",
+                      help="print the build edits --apply would make; exit 1 when there are any")
     mode.add_argument("--apply", "--fix", action="store_true",
                       help="edit CMake files in place (sources are never edited); --fix is the same, as in ruff")
     p.add_argument("--format", choices=("text", "table", "json", "sarif"), default="text",
@@ -86,7 +87,7 @@ def _run(args: argparse.Namespace) -> int:
         changes = as_bytes(plan(s), s.bom)
         if args.diff:
             _write_bytes(unified_diff(changes))
-            return 0
+            return 1 if changes else 0  # as ruff --diff: a pending edit fails a CI step
     else:
         # One apply at a time per project: the folder itself is the lock (no lock file left in it).
         with locked(base):

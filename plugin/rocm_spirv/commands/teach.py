@@ -18,7 +18,7 @@ GATES: dict[str, str | None] = {
     "compare": "a variant failed to build",
     "inspect": "--require or --validate failed",
     "bazel generate": None,
-    "migrate": "findings at or above --fail-on remain (with --check)",
+    "migrate": "findings at or above --fail-on remain (--check), or edits are pending (--diff)",
     "wheel metadata": None,
     "wheel repair": "auditwheel failed on a wheel",
     "config": None,
