@@ -17,7 +17,7 @@ from rocm_spirv.migrate import gate as gating
 from rocm_spirv.migrate.apply import as_bytes, commit_order, plan, unified_diff
 from rocm_spirv.migrate.commit import apply_all, pending, recover
 from rocm_spirv.migrate.gate import Gate
-from rocm_spirv.migrate.report import print_table, to_json, write_text
+from rocm_spirv.migrate.report import print_table, to_json, write_statistics, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
 from rocm_spirv.term import console
@@ -35,6 +35,8 @@ def register(sub: Any) -> None:
                       help="edit CMake files in place (sources are never edited); --fix is the same, as in ruff")
     p.add_argument("--format", choices=("text", "table", "json", "sarif"), default="text",
                    help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
+    p.add_argument("--statistics", action="store_true",
+                   help="print one line per rule with its count of findings instead of each finding (text format)")
     p.add_argument("--json", dest="format", action="store_const", const="json",
                    help="the report as JSON (the same as --format json)")
     # Defaults of None: unset on the command line, so [tool.rocm-spirv.migrate] can fill them (config.py).
@@ -110,6 +112,8 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(to_json(result, mode, changed, verdict, gate), indent=2))
     elif args.format == "sarif":
         print(json.dumps(to_sarif(result), indent=2))
+    elif args.statistics:
+        write_statistics(sys.stdout, result)
     elif args.format == "table":
         print_table(console(), result, mode, changed)
     else:
