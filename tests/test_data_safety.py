@@ -327,15 +327,15 @@ def test_newline_in_a_path_is_refused(tmp_path: Path, toolchain: Path) -> None:
 
 def test_bazel_generate_keeps_a_users_toolchain_config(tmp_path: Path, cxx: str) -> None:
     repo = tmp_path / "repo"
-    assert cli("bazel", "generate", "--output", str(repo), "--compiler", cxx).returncode == 0
+    assert cli("bazel", "generate", "--output-dir", str(repo), "--compiler", cxx).returncode == 0
     cfg = repo / "toolchain_config.bzl"
     cfg.write_text('CLANG = "/opt/mine/clang++"\n')  # replaced by the user's own
     other = repo / "BUILD.bazel"
     before = other.read_bytes()
-    one_line_error(cli("bazel", "generate", "--output", str(repo), "--compiler", cxx),
+    one_line_error(cli("bazel", "generate", "--output-dir", str(repo), "--compiler", cxx),
                    "toolchain_config.bzl", "not written by rocm-spirv", "--force")
     assert cfg.read_text() == 'CLANG = "/opt/mine/clang++"\n' and other.read_bytes() == before
-    assert cli("bazel", "generate", "--output", str(repo), "--compiler", cxx, "--force").returncode == 0
+    assert cli("bazel", "generate", "--output-dir", str(repo), "--compiler", cxx, "--force").returncode == 0
     assert "rocm-spirv-generated" in cfg.read_text()
 
 

@@ -16,6 +16,7 @@ import argcomplete
 from argcomplete.shell_integration import shellcode
 
 from rocm_spirv import __version__
+from rocm_spirv.commands.flags import add_output_format
 from rocm_spirv.commands.teach import teach
 from rocm_spirv.errors import RocmSpirvError, os_error
 from rocm_spirv.resources import cmake_dir
@@ -85,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     for leaf in _leaves(parser):
         leaf.set_defaults(_leaf=leaf)
         teach(leaf.prog.removeprefix("rocm-spirv").strip(), leaf)
+        add_output_format(leaf)
     return parser
 
 

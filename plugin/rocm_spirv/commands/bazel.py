@@ -8,23 +8,25 @@ from typing import Any
 
 from rocm_spirv import jsondoc
 from rocm_spirv.bazel import DEFAULT_OUTPUT, generate, workspace_snippet
+from rocm_spirv.commands import flags
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("bazel", help="generate Bazel rules that build HIP for SPIR-V, native or both")
     bsub = p.add_subparsers(dest="bazel_command", metavar="ACTION", required=True)
     g = bsub.add_parser("generate", help="write the @rocm_spirv repository for the discovered compiler")
-    g.add_argument("--output", type=Path, default=None,
-                   help=f"folder to write (default: ./{DEFAULT_OUTPUT})")
+    out = g.add_argument("--output-dir", type=Path, default=None,
+                         help=f"folder to write the repository into (default: ./{DEFAULT_OUTPUT})")
+    flags.deprecated(g, "--output", out)
     g.add_argument("--compiler", help="clang++ to use (default: discovered, or the provisioned one)")
     g.add_argument("--force", action="store_true",
-                   help="replace files in --output that rocm-spirv did not write or you edited")
+                   help="replace files in --output-dir that rocm-spirv did not write or you edited")
     g.add_argument("--json", action="store_true", help="print what was generated as JSON")
     g.set_defaults(func=_generate)
 
 
 def _generate(args: argparse.Namespace) -> int:
-    out, cfg = generate(args.output, args.compiler, args.force)
+    out, cfg = generate(args.output_dir, args.compiler, args.force)
     if args.json:
         print(jsondoc.dumps("bazel generate", {
             "output": str(out), "compiler": cfg.compiler, "clang_version": cfg.clang_version,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv import config
+from rocm_spirv.commands import flags
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import describe, locked, write_atomic
 from rocm_spirv.migrate import gate as gating
@@ -33,12 +34,14 @@ def register(sub: Any) -> None:
                       help="print the build edits --apply would make; exit 1 when there are any")
     mode.add_argument("--apply", "--fix", action="store_true",
                       help="edit CMake files in place (sources are never edited); --fix is the same, as in ruff")
-    p.add_argument("--format", choices=("text", "table", "json", "sarif"), default="text",
-                   help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
+    fmt = p.add_argument("--output-format", dest="format", choices=("text", "table", "json", "sarif"),
+                         default="text",
+                         help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
+    flags.deprecated(p, "--format", fmt)
     p.add_argument("--statistics", action="store_true",
                    help="print one line per rule with its count of findings instead of each finding (text format)")
     p.add_argument("--json", dest="format", action="store_const", const="json",
-                   help="the report as JSON (the same as --format json)")
+                   help="the report as JSON (the same as --output-format json)")
     # Defaults of None: unset on the command line, so [tool.rocm-spirv.migrate] can fill them (config.py).
     p.add_argument("--select", action="append", default=None, metavar="IDS",
                    help="report only these rule ids or prefixes (RSM1, RSM204; comma-separated, repeatable)")

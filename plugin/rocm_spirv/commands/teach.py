@@ -36,7 +36,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "compare": ("rocm-spirv compare", "rocm-spirv compare . --archs gfx942,gfx1100 --repeat 3 --report report"),
     "inspect": ("rocm-spirv inspect build/libmylib.so",
                 "rocm-spirv inspect dist/*.whl --require spirv-only --validate"),
-    "bazel generate": ("rocm-spirv bazel generate", "rocm-spirv bazel generate --output third_party/rocm_spirv"),
+    "bazel generate": ("rocm-spirv bazel generate", "rocm-spirv bazel generate --output-dir third_party/rocm_spirv"),
     "migrate": ("rocm-spirv migrate . --check", "rocm-spirv migrate . --diff"),
     "wheel metadata": ("rocm-spirv wheel metadata dist/mypkg-1.0-cp311-cp311-linux_x86_64.whl",
                        "rocm-spirv wheel metadata dist/*.whl --json"),
