@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv import jsondoc
-from rocm_spirv.bazel import DEFAULT_OUTPUT, generate, workspace_snippet
+from rocm_spirv.bazel import DEFAULT_OUTPUT, generate, workspace_root, workspace_snippet
 from rocm_spirv.commands import flags
 
 
@@ -31,12 +31,12 @@ def _generate(args: argparse.Namespace) -> int:
         print(jsondoc.dumps("bazel generate", {
             "output": str(out), "compiler": cfg.compiler, "clang_version": cfg.clang_version,
             "spirv_flags": cfg.spirv_flags, "gfx_targets": cfg.gfx_targets,
-            "default_archs": cfg.default_archs, "workspace": workspace_snippet(out)}))
+            "default_archs": cfg.default_archs, "workspace": workspace_snippet(out, workspace_root(Path.cwd()))}))
         return 0
     spirv = "amdgcnspirv " + " ".join(cfg.spirv_flags) if cfg.spirv_flags is not None else "no SPIR-V"
     print(f"{out}: @rocm_spirv for {cfg.compiler} (clang {cfg.clang_version}, {spirv.strip()}, "
           f"{len(cfg.gfx_targets)} gfx targets)")
     print("Add to WORKSPACE (the rules_* lines keep Bazel 4 offline; drop them if you fetch those):")
-    print(workspace_snippet(out), end="")
+    print(workspace_snippet(out, workspace_root(Path.cwd())), end="")
     print("Build with --@rocm_spirv//:offload=spirv|native|hybrid --@rocm_spirv//:archs=gfx90a,gfx942")
     return 0
