@@ -101,7 +101,7 @@ def workspace_root(start: Path) -> Path | None:
 
 def workspace_snippet(out: Path, workspace: Path | None = None) -> str:
     """The WORKSPACE lines; inside `workspace` the paths are relative to it, so a team can commit them."""
-    where = out.absolute()
+    where = Path(os.path.normpath(out.absolute()))
     if workspace is not None and where.is_relative_to(workspace.absolute()):
         where = where.relative_to(workspace.absolute())
     lines = [f'local_repository(name = "rocm_spirv", path = {starlark(str(where))})']
