@@ -42,7 +42,8 @@ def _bazel_workspace(root: Path) -> Path:
                     if 'path = "third_party/rocm_spirv"' in b]
     (root / "WORKSPACE").write_text(workspace)
     (root / ".bazelignore").write_text("third_party\nsamples\n")
-    shutil.copytree(SAMPLES / "bazel", root / "samples" / "bazel", ignore=shutil.ignore_patterns("rocm_spirv", "bazel-*"))
+    shutil.copytree(SAMPLES / "bazel", root / "samples" / "bazel",
+                    ignore=shutil.ignore_patterns("rocm_spirv", "bazel-*"))
     return root
 
 
