@@ -31,6 +31,8 @@ int main() {
 }
 """
 SPIRV_ENTRY = "hip-spirv64-amd-amdhsa--amdgcnspirv"
+# Each test runs real HIP compiles (10-25 s on a shared 2-core machine).
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture()
