@@ -189,8 +189,11 @@ def test_bad_require_spec(art: dict[str, Path], capsys: pytest.CaptureFixture[st
 
 def test_validate_without_spirv_val_is_bad_input(art: dict[str, Path], capsys: pytest.CaptureFixture[str],
                                                  monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # A gate that cannot run must not pass silently.
+    # A gate that cannot run must not pass silently. No spirv-val anywhere: not on PATH, not from PyPI.
+    import rocm_spirv.toolchain.spirv_val as sv
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sv, "_cmeel_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(sv, "candidates", lambda prefix=None: [])
     code, out, err = run(capsys, str(art["spv.o"]), "--validate")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "spirv-val" in err and "spirv-tools" in err
