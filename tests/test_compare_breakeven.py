@@ -12,7 +12,8 @@ from rich.console import Console
 from rocm_spirv.compare.breakeven import break_even, crossing
 from rocm_spirv.compare.model import Artifact, Comparison, Run, Variant, VariantResult
 from rocm_spirv.compare.plan import variants
-from rocm_spirv.compare.report import print_human, to_json, write_report
+from rocm_spirv.compare.report import to_json, write_report
+from rocm_spirv.compare.view import print_human
 
 
 @pytest.mark.parametrize(("points", "spirv", "expected"), [

@@ -15,7 +15,8 @@ import pytest
 from rich.console import Console
 from rocm_spirv.compare import reproduce
 from rocm_spirv.compare.model import Artifact, Comparison, Run, Spread, Variant, VariantResult
-from rocm_spirv.compare.report import print_human, ratio_stats, to_json
+from rocm_spirv.compare.report import to_json
+from rocm_spirv.compare.view import print_human, ratio_stats
 
 NATIVE = Variant("native", "native", ("gfx90a", "gfx942"))
 SPIRV = Variant("spirv", "spirv", ("gfx90a", "gfx942"))
@@ -33,14 +34,18 @@ def comparison(speed: float, noise: list[float]) -> Comparison:
     return Comparison("p", {}, {}, results)
 
 
+def verdict(first: Comparison, later: Comparison) -> reproduce.Reproduction:
+    return reproduce.judge(Path("first/report.json"), reproduce.checks(to_json(first), later))
+
+
 def against(first: Comparison, later: Comparison) -> dict[str, object]:
-    return reproduce.to_json(Path("first/report.json"), reproduce.checks(to_json(first), later))
+    return verdict(first, later).to_json()
 
 
 def test_ratios_taken_repeat_by_repeat_cancel_the_machines_phase() -> None:
     # Round 2 is slow for every variant alike: each round's ratio is still exactly 10.
     stats = ratio_stats(comparison(1.0, [1.0, 1.3, 1.05]))["build_wall_ratio_native_over_spirv"]
-    assert stats["median"] == stats["low"] == stats["high"] == pytest.approx(10.0) and stats["n"] == 3
+    assert stats.median == stats.low == stats.high == pytest.approx(10.0) and stats.n == 3
 
 
 def test_a_machine_five_percent_faster_fails_timings_not_ratios_or_sizes() -> None:
@@ -118,7 +123,7 @@ def test_reports_without_ratio_stats_or_intervals_still_load() -> None:
 
 def test_against_in_a_pipe_is_lines_naming_each_check() -> None:
     later = comparison(0.95, [1.0, 1.01, 0.99])
-    later.reproduction = against(comparison(1.0, [1.0, 1.01, 0.99]), later)
+    later.reproduction = verdict(comparison(1.0, [1.0, 1.01, 0.99]), later)
     buf = io.StringIO()
     print_human(later, Console(file=buf, width=80, force_terminal=False, emoji=False))
     lines = buf.getvalue().splitlines()

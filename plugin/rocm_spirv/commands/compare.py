@@ -14,9 +14,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rocm_spirv.compare import plan as planning
 from rocm_spirv.compare import reproduce
 from rocm_spirv.compare.model import DEFAULT_ARCHS, JIT_ESTIMATE_ARCH
-from rocm_spirv.compare.report import print_human, to_json, write_report
+from rocm_spirv.compare.report import to_json, write_report
 from rocm_spirv.compare.runner import Setup
 from rocm_spirv.compare.session import compare
+from rocm_spirv.compare.view import print_human
 from rocm_spirv.errors import UserError
 from rocm_spirv.resources import _PKG
 from rocm_spirv.term import console as make_console
@@ -128,7 +129,7 @@ def _run(args: argparse.Namespace) -> int:
 
         result = compare(setup, variants, args.repeat, compiler, step)
     if earlier is not None:
-        result.reproduction = reproduce.to_json(args.against, reproduce.checks(earlier, result))
+        result.reproduction = reproduce.judge(args.against, reproduce.checks(earlier, result))
     if args.report:
         for path in write_report(result, args.report):
             console.print(f"wrote {esc(path)}")

@@ -5,26 +5,18 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+from rocm_spirv.compare.metrics import Build
+
+if TYPE_CHECKING:
+    from rocm_spirv.compare.reproduce import Reproduction
 
 # Real current targets, in the order scaling draws them (the per-arch list a
 # ROCm library typically ships).
 DEFAULT_ARCHS = ["gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201",
                  "gfx906", "gfx950", "gfx1031", "gfx1102", "gfx1150", "gfx1151", "gfx1010", "gfx1012"]
 JIT_ESTIMATE_ARCH = "gfx942"
-
-# summary key -> (numerator variant, denominator variant, metric)
-RATIOS = {
-    "build_wall_ratio_native_over_spirv": ("native", "spirv", "build_s"),
-    "build_wall_ratio_spirv_over_native1": ("spirv", "native-1", "build_s"),
-    "fatbin_ratio_native_over_spirv": ("native", "spirv", "fatbin_bytes"),
-    "fatbin_ratio_native_over_spirv_compressed": ("native+compress", "spirv+compress", "fatbin_bytes"),
-    "file_ratio_native_over_spirv": ("native", "spirv", "file_bytes"),
-    # Wheel mode only (--wheel): the wheel's contents unpacked, i.e. what an install puts on disk.
-    "installed_ratio_native_over_spirv": ("native", "spirv", "installed_bytes"),
-}
-
-
 
 @dataclass(frozen=True)
 class Variant:
@@ -138,9 +130,9 @@ class Comparison:
     compiler: dict[str, object]
     results: list[VariantResult]
     commands: list[list[str]] = field(default_factory=list)
-    kind: str = "cmake"  # cmake: configure + build; wheel: pip wheel (--wheel)
+    kind: Build = "cmake"  # cmake: configure + build; wheel: pip wheel (--wheel)
     partial: bool = False
-    reproduction: dict[str, Any] | None = None  # set by --against: see compare/reproduce.py
+    reproduction: Reproduction | None = None  # set by --against: see compare/reproduce.py
     wall_s: float = 0.0  # the whole session: toolchain files, builds, inspection, clean-up
 
     @property

@@ -106,12 +106,20 @@ def _timed(cmd: list[str], step: str, **env: str) -> float:
     return elapsed
 
 
+def write_toolchain(setup: Setup, variant: Variant, build: Path) -> Path:
+    """The variant's toolchain file, rendered and written once for all its repeats (it sits
+    beside the build dir, which each repeat removes)."""
+    tc_path = toolchain_path(build)
+    write_atomic(tc_path, toolchain_file(setup, variant).text)
+    return tc_path
+
+
 def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
-    """One repeat: always a fresh build directory, removed afterwards."""
+    """One repeat: always a fresh build directory, removed afterwards; the toolchain file is
+    write_toolchain's."""
     if build.exists():
         shutil.rmtree(build)
     tc_path = toolchain_path(build)
-    write_atomic(tc_path, toolchain_file(setup, variant).text)
     cpu0 = _children_cpu()
     try:
         if setup.wheel:

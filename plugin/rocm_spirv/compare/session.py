@@ -23,6 +23,7 @@ from rocm_spirv.compare.runner import (
     run_once,
     toolchain_path,
     wheel_command,
+    write_toolchain,
 )
 from rocm_spirv.errors import UserError
 from rocm_spirv.toolchain.paths import cache_dir
@@ -85,6 +86,7 @@ def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Cal
             c.commands.append(generate_command(setup, vr.variant, tc_path))
             make = wheel_command if setup.wheel else configure_command
             c.commands.append(make(setup, vr.variant, build, tc_path))
+            write_toolchain(setup, vr.variant, build)
         # Round-robin over the variants, one repeat at a time: a slow phase of the machine then
         # widens every variant's spread a little instead of shifting one variant's median.
         for i in range(repeat):

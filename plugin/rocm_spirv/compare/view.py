@@ -1,0 +1,283 @@
+"""The view model of a Comparison, and the two terminal renderings of it.
+
+One `View` holds what a person reads: the per-variant table (its columns iterate the metrics
+table), the summary ratios, the notes, the break-even rows, the reproduction. The terminal table,
+the plain lines of a CI log and report.md (templates/report/compare.md.j2) all render this one
+object, so they cannot choose different columns.
+
+Nothing is cut: the terminal table is drawn only when every value fits whole (values wrap between
+words at most); when it does not, the same figures are printed stacked, one variant at a time.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.table import Table
+
+from rocm_spirv.compare.breakeven import break_even
+from rocm_spirv.compare.metrics import Build, Metric, metrics, ratios
+from rocm_spirv.compare.model import Comparison, Spread, VariantResult
+from rocm_spirv.compare.reproduce import Check, Reproduction
+from rocm_spirv.term import esc, plain
+
+PIPE_WIDTH = 80
+
+ESTIMATE_NOTE = ("JIT estimates are build times here, not GPU measurements; AMD publishes 67-105 ms per "
+                 "kernel at first launch.")
+
+
+def kib(n: float) -> str:
+    return f"{n / 1024:,.1f} KiB"
+
+
+def figure(m: Metric, s: Spread) -> str:
+    """A median as every view prints it: sizes in KiB, seconds without the unit, with the range
+    where the metric asks for it and there is more than one repeat."""
+    if m.unit == "bytes":
+        return kib(s.median)
+    rng = f" ({s.low:.2f}-{s.high:.2f})" if m.spread and s.n > 1 else ""
+    return f"{s.median:.2f}{rng}"
+
+
+def heading(m: Metric, build: Build) -> str:
+    unit = " s" if m.unit == "s" else ""
+    return m.heading(build) + unit + (" (median, range)" if m.spread else "")
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    targets: tuple[str, ...]
+    cells: tuple[str, ...]  # one per View.columns; () when the variant failed
+
+    @property
+    def failed(self) -> bool:
+        return not self.cells
+
+
+@dataclass(frozen=True)
+class SummaryLine:
+    key: str  # report.json's summary key
+    label: str
+    figure: str  # the median, with its per-repeat range
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    variant: str
+    metric: str
+    earlier: str  # the earlier median, with its interval for a timing
+    now: str
+    within: bool
+
+
+@dataclass(frozen=True)
+class View:
+    title: str
+    build: Build
+    metrics: tuple[Metric, ...]
+    rows: tuple[Row, ...]
+    summary: tuple[SummaryLine, ...]
+    notes: tuple[str, ...]
+    break_even: tuple[tuple[str, str], ...]  # (label, text)
+    overhead: str | None
+    failures: tuple[tuple[str, str], ...]  # (variant, log tail)
+    reproduction: Reproduction | None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(heading(m, self.build) for m in self.metrics)
+
+
+def summary(c: Comparison) -> dict[str, float | None]:
+    """report.json's summary: every ratio the metrics table declares, then the JIT figures."""
+    build = c.kind
+    out: dict[str, float | None] = {r.key: c.ratio(r.num, r.den, m.key) for r, m in ratios(build)}
+    if c.kind == "wheel":
+        # A wheel build is host code, packaging and pip too: no stand-in for the JIT's work.
+        out["jit_estimate_s"] = None
+        out["wheel_ratio_spirv_over_native"] = c.ratio("spirv", "native", "file_bytes")
+        out["wheel_ratio_spirv_over_native_compressed"] = c.ratio("spirv+compress", "native+compress", "file_bytes")
+    else:
+        one = c.get("native-1")
+        out["jit_estimate_s"] = one.spread("build_s").median if one is not None else None
+        kernels = one.runs[0].kernel_count if one is not None and one.runs else 0
+        out["jit_estimate_per_kernel_ms"] = (1000 * one.spread("build_s").median / kernels
+                                             if one is not None and kernels else None)
+    return out
+
+
+def ratio_stats(c: Comparison) -> dict[str, Spread]:
+    """Each summary ratio taken repeat by repeat (median and range): its reproducible spread."""
+    build = c.kind
+    found = {r.key: c.paired_ratio(r.num, r.den, m.key) for r, m in ratios(build)}
+    return {k: v for k, v in found.items() if v is not None}
+
+
+# Summary figures that are not a ratio of one metric: label per key.
+EXTRA_LABELS = {
+    "wheel_ratio_spirv_over_native": "wheel size SPIR-V / native",
+    "wheel_ratio_spirv_over_native_compressed": "wheel size SPIR-V / native, compressed",
+    "jit_estimate_s": "JIT estimate, s (one-target device build)",
+    "jit_estimate_per_kernel_ms": "JIT estimate per kernel, ms",
+}
+
+
+def _summary_lines(c: Comparison, build: Build) -> list[SummaryLine]:
+    s, per_repeat = summary(c), ratio_stats(c)
+    labels = {r.key: (r.wheel_label or r.label) if build == "wheel" else r.label for r, _ in ratios(build)}
+    labels.update(EXTRA_LABELS)
+    out = []
+    for k, value in s.items():
+        if value is None:
+            continue
+        rs = per_repeat.get(k)
+        rng = f" (per repeat {rs.low:.2f}-{rs.high:.2f})" if rs and rs.n > 1 else ""
+        out.append(SummaryLine(k, labels[k], f"{value:.2f}{rng}"))
+    return out
+
+
+def _row(r: VariantResult, shown: list[Metric]) -> Row:
+    cells = tuple(figure(m, r.spread(m.key)) for m in shown) if r.ok else ()
+    return Row(r.variant.name, tuple(r.variant.offload_archs), cells)
+
+
+def _check_row(ch: Check) -> CheckRow:
+    spec = (".3f" if ch.ratio else ",.0f") if ch.size else ".2f"
+    earlier = format(ch.earlier_median, spec)
+    if not ch.size:
+        lo, hi = ch.earlier_expected_low, ch.earlier_expected_high
+        if lo is None or hi is None:
+            lo, hi = ch.earlier_low, ch.earlier_high
+        earlier += f" ({lo:{spec}}-{hi:{spec}})"
+    return CheckRow(ch.variant, ch.metric, earlier, format(ch.median, spec), ch.within)
+
+
+def view(c: Comparison) -> View:
+    build = c.kind
+    shown = metrics(build)
+    s = summary(c)
+    notes = (ESTIMATE_NOTE,) if s.get("jit_estimate_s") is not None else ()
+    overhead = (f"compare's own overhead: {c.wall_s - c.timed_s:.1f} s of {c.wall_s:.1f} s "
+                f"({c.overhead_fraction:.1%})" if c.overhead_fraction is not None else None)
+    return View(
+        title=f"rocm-spirv compare{' --wheel' if build == 'wheel' else ''}: {c.project}"
+              + (" (partial)" if c.partial else ""),
+        build=build, metrics=tuple(shown), rows=tuple(_row(r, shown) for r in c.results),
+        summary=tuple(_summary_lines(c, build)), notes=notes,
+        break_even=tuple((b.label, b.text) for b in break_even(c)), overhead=overhead,
+        failures=tuple((r.variant.name, r.error) for r in c.results if r.error),
+        reproduction=c.reproduction)
+
+
+def check_rows(rep: Reproduction) -> list[CheckRow]:
+    return [_check_row(ch) for ch in rep.checks]
+
+
+def reproduction_notes(rep: Reproduction) -> str:
+    notes = []
+    if rep.timings_within is not None:
+        notes.append(f"{rep.timing_misses}/{len(rep.timings)} timings outside "
+                     f"(chance allows {rep.timing_misses_allowed})")
+    if rep.timing_drift is not None:
+        notes.append(f"build times {rep.timing_drift * 100:+.1f} %")
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+# -- terminal renderings ------------------------------------------------------------------------
+
+
+def stacked_lines(v: View, width: int = PIPE_WIDTH) -> list[str]:
+    """The comparison as lines: no table, nothing cut; target lists wrap between ids."""
+    lines = [plain(v.title)]
+    for row in v.rows:
+        lines += textwrap.wrap(f"{row.name}: {', '.join(row.targets)}", width, subsequent_indent="    ",
+                               break_long_words=False, break_on_hyphens=False)
+        if row.failed:
+            lines.append("  failed (the log tail is below)")
+            continue
+        groups: dict[str, list[str]] = {"bytes": [], "s": []}
+        for m, cell in zip(v.metrics, row.cells, strict=True):
+            groups[m.unit].append(f"{m.heading(v.build)} {cell}" + (" s" if m.unit == "s" else ""))
+        for parts in groups.values():
+            if parts:
+                lines += textwrap.wrap(", ".join(parts), width, initial_indent="  ", subsequent_indent="    ",
+                                       break_long_words=False, break_on_hyphens=False)
+    lines += [f"{s.label}: {s.figure}" for s in v.summary]
+    return lines
+
+
+def table(v: View) -> Table:
+    t = Table()
+    t.add_column("variant", no_wrap=True)
+    t.add_column("targets")
+    for col in v.columns:
+        t.add_column(col, justify="right")
+    for row in v.rows:
+        targets = ", ".join(row.targets)
+        if row.failed:
+            t.add_row(esc(row.name), targets, "[red]failed[/]", *["-"] * (len(v.columns) - 1))
+        else:
+            t.add_row(esc(row.name), targets, *row.cells)
+    return t
+
+
+def fits(console: Console, t: Table) -> bool:
+    """Whether rich can lay the table out without cutting a word (it wraps between words only)."""
+    return console.measure(t).minimum <= console.width
+
+
+def reproduction_table(rep: Reproduction) -> Table:
+    verdict = "[green]reproduced[/]" if rep.reproduced else "[red]not reproduced[/]"
+    t = Table(title=f"against {esc(rep.against)}: {verdict}{reproduction_notes(rep)}")
+    for col in ("variant", "metric", "earlier median (95% interval)", "now", ""):
+        t.add_column(col, justify="left" if col in ("variant", "metric") else "right")
+    for r in check_rows(rep):
+        t.add_row(esc(r.variant), esc(r.metric), r.earlier, r.now, "ok" if r.within else "[red]outside[/]")
+    return t
+
+
+def reproduction_lines(rep: Reproduction) -> list[str]:
+    """--against as lines for a CI log: the verdict, then one line per check."""
+    verdict = "reproduced" if rep.reproduced else "not reproduced"
+    return [f"against {plain(rep.against)}: {verdict}{reproduction_notes(rep)}"] + [
+        f"  {plain(r.variant)} {plain(r.metric)}: {r.now}, earlier {r.earlier}: {'ok' if r.within else 'outside'}"
+        for r in check_rows(rep)]
+
+
+def print_human(c: Comparison, console: Console) -> None:
+    """The table on a terminal when every value fits whole; stacked lines otherwise and in a pipe."""
+    def say(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    v = view(c)
+    t = table(v)
+    width = console.width if console.is_terminal else PIPE_WIDTH
+    if console.is_terminal and fits(console, t):
+        say(v.title)
+        console.print(t)
+        for s in v.summary:
+            say(f"  {s.label}: {s.figure}")
+    else:
+        for line in stacked_lines(v, width):
+            say(line)
+    for note in v.notes:
+        say("\n".join(textwrap.wrap(note, width)))
+    say("SPIR-V costs less than a per-arch build of:")
+    for label, text in v.break_even:
+        say(f"  {label}: {text}")
+    if v.overhead is not None:
+        say(v.overhead)
+    for name, log in v.failures:
+        say(f"{name} failed:")
+        say(plain(log))
+    if v.reproduction is not None:
+        rt = reproduction_table(v.reproduction)
+        if console.is_terminal and fits(console, rt):
+            console.print(rt)
+        else:
+            for line in reproduction_lines(v.reproduction):
+                say(line)
