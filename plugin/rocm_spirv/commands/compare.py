@@ -136,7 +136,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(to_json(result), indent=2))
     else:
-        print_human(result, console)
+        print_human(result, console, wrote_report=args.report is not None)
     if result.partial:
         return 130
     return 0 if all(r.ok for r in result.results) else 1

@@ -50,8 +50,9 @@ class Artifact:
 class Run:
     configure_s: float
     build_s: float
-    cpu_s: float  # user + system time of every child process
+    cpu_s: float  # user + system time of every child process (configure and build)
     artifacts: list[Artifact] = field(default_factory=list)
+    build_cpu_s: float = 0.0  # user + system time of the build step's processes alone
 
     @property
     def file_bytes(self) -> int:
@@ -134,6 +135,12 @@ class Comparison:
     partial: bool = False
     reproduction: Reproduction | None = None  # set by --against: see compare/reproduce.py
     wall_s: float = 0.0  # the whole session: toolchain files, builds, inspection, clean-up
+    load: list[float] = field(default_factory=list)  # 1-minute load average at each build's start and the end
+
+    @property
+    def load_spread(self) -> Spread | None:
+        """How busy the machine was: timings on a loaded machine move, CPU-time ratios hold better."""
+        return Spread.of(self.load) if self.load else None
 
     @property
     def timed_s(self) -> float:

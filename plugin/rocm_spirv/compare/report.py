@@ -41,6 +41,7 @@ def to_json(c: Comparison) -> dict[str, Any]:
         "summary": summary(c),
         "ratio_stats": {k: asdict(v) for k, v in ratio_stats(c).items()},
         "overhead": {"wall_s": c.wall_s, "timed_s": c.timed_s, "fraction": c.overhead_fraction},
+        "load_average": asdict(c.load_spread) if c.load_spread is not None else None,
         "break_even": [{**asdict(b), "text": b.text} for b in break_even(c)],
         "notes": {
             "break_even": "per metric, the number of native targets at which the per-arch build reaches "
@@ -53,6 +54,8 @@ def to_json(c: Comparison) -> dict[str, Any]:
                                           "67-105 ms per kernel at first launch",
             "ratio_stats": "each summary ratio computed per repeat (repeats run round-robin across "
                            "variants): median, low, high, n",
+            "load_average": "the 1-minute load average at the start of every build and at the end "
+                            "(median, low, high, n); compare with machine.cores",
             "overhead": "compare's own time: its wall time minus every configure and build it timed "
                         "(toolchain files, inspecting artifacts, removing build dirs)",
         },

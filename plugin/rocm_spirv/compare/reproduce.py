@@ -1,8 +1,10 @@
 """compare --against: does this run reproduce an earlier report.json?
 
-Sizes must be identical; timings must lie inside the earlier run's 95 % interval, except for as
-many misses as chance gives among that many checks. Which figures are checked, and whether as a
-size or a timing, comes from the metrics table (compare/metrics.py).
+Sizes must be identical; CPU-time ratios must lie inside the earlier run's 95 % interval, except
+for as many misses as chance gives among that many checks. Wall times, per-variant CPU seconds and
+wall-time ratios are checked and reported but do not decide: they move with the machine's load.
+With a single repeat on either side there is no interval, and only sizes are judged. Which
+figures are checked, and how, comes from the metrics table (compare/metrics.py).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv.compare.metrics import metrics, ratio_spec
-from rocm_spirv.compare.model import Comparison
+from rocm_spirv.compare.model import Comparison, Spread
 from rocm_spirv.errors import UserError
 
 RATIO_VARIANT = "ratio"  # the Check.variant of a summary ratio
@@ -33,6 +35,9 @@ class Check:
     earlier_expected_low: float | None  # the earlier 95 % interval, None for one repeat
     earlier_expected_high: float | None
     median: float
+    judged: bool = True  # counts toward the verdict (sizes; CPU-time ratios); else reported only
+    earlier_n: int = 0  # repeats behind each side's median (0: an old report did not say)
+    n: int = 0
 
     @property
     def ratio(self) -> bool:
@@ -44,8 +49,10 @@ class Check:
 
     @property
     def within(self) -> bool:
+        if self.size:
+            return self.median == self.earlier_median  # to the byte
         lo, hi = self.earlier_expected_low, self.earlier_expected_high
-        if self.size or lo is None or hi is None:
+        if lo is None or hi is None:
             return self.within_range
         return lo <= self.median <= hi
 
@@ -55,7 +62,8 @@ class Check:
                 "earlier_low": self.earlier_low, "earlier_high": self.earlier_high,
                 "earlier_expected_low": self.earlier_expected_low,
                 "earlier_expected_high": self.earlier_expected_high,
-                "median": self.median, "within": self.within, "within_range": self.within_range}
+                "median": self.median, "within": self.within, "within_range": self.within_range,
+                "judged": self.judged, "earlier_n": self.earlier_n, "n": self.n}
 
 
 @dataclass(frozen=True)
@@ -67,11 +75,30 @@ class Reproduction:
 
     @property
     def sizes(self) -> list[Check]:
-        return [c for c in self.checks if c.size]
+        return [c for c in self.checks if c.size and c.judged]
+
+    @property
+    def single_repeat(self) -> bool:
+        """A side with one repeat has no interval: its timings cannot be judged, only its sizes."""
+        return any(c.n == 1 or c.earlier_n == 1 for c in self.checks if not c.size)
 
     @property
     def timings(self) -> list[Check]:
-        return [c for c in self.checks if not c.size]
+        """The timing checks the verdict counts: the CPU-time ratios (none with a one-repeat side)."""
+        if self.single_repeat:
+            return []
+        return [c for c in self.checks if not c.size and c.judged]
+
+    @property
+    def timings_not_judged(self) -> str | None:
+        """Why no timing counts toward the verdict, when none does."""
+        if self.single_repeat:
+            return ("one side has a single repeat, which gives no interval (two runs of the same build "
+                    "differ by more than nothing): only sizes are judged, to the byte")
+        if not self.timings:
+            return ("the earlier report has no CPU-time ratios (written before they existed): only sizes "
+                    "are judged, to the byte")
+        return None
 
     @property
     def timing_misses(self) -> int:
@@ -100,12 +127,13 @@ class Reproduction:
     def to_json(self) -> dict[str, Any]:
         return {"against": self.against,
                 "reproduced": self.reproduced,
-                "all_within": bool(self.checks) and all(c.within for c in self.checks),
+                "all_within": bool(self.checks) and all(c.within for c in self.checks if c.judged),
                 "sizes_within": self.sizes_within, "timings_within": self.timings_within,
                 "timing_checks": len(self.timings), "timing_misses": self.timing_misses,
                 "timing_misses_allowed": self.timing_misses_allowed,
                 "timing_misses_of_range": sum(not c.within_range for c in self.timings),
                 "timing_drift": self.timing_drift,
+                "timings_not_judged": self.timings_not_judged,
                 "checks": [c.to_json() for c in self.checks]}
 
 
@@ -120,9 +148,9 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-def _check(variant: str, metric: str, size: bool, s: dict[str, Any], median: float) -> Check:
+def _check(variant: str, metric: str, size: bool, s: dict[str, Any], now: Spread, judged: bool) -> Check:
     return Check(variant, metric, size, s["median"], s["low"], s["high"],
-                 s.get("expected_low"), s.get("expected_high"), median)
+                 s.get("expected_low"), s.get("expected_high"), now.median, judged, int(s.get("n", 0)), now.n)
 
 
 def checks(earlier: dict[str, Any], now: Comparison) -> list[Check]:
@@ -134,7 +162,8 @@ def checks(earlier: dict[str, Any], now: Comparison) -> list[Check]:
             continue
         for m in metrics(now.kind):
             if m.checked and m.key in stats:
-                out.append(_check(r.variant.name, m.key, m.kind == "size", stats[m.key], r.spread(m.key).median))
+                out.append(_check(r.variant.name, m.key, m.kind == "size", stats[m.key], r.spread(m.key),
+                                  m.judged == "exact"))
     # Reports written before ratio_stats existed simply get no ratio checks.
     for key, s in (earlier.get("ratio_stats") or {}).items():
         spec = ratio_spec(key)
@@ -143,7 +172,7 @@ def checks(earlier: dict[str, Any], now: Comparison) -> list[Check]:
         ratio, metric = spec
         paired = now.paired_ratio(ratio.num, ratio.den, metric.key)
         if paired is not None:
-            out.append(_check(RATIO_VARIANT, key, metric.kind == "size", s, paired.median))
+            out.append(_check(RATIO_VARIANT, key, metric.kind == "size", s, paired, metric.judged != "no"))
     return out
 
 

@@ -125,12 +125,13 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
         if setup.wheel:
             return _wheel_once(setup, variant, build, tc_path, cpu0)
         conf = _timed(configure_command(setup, variant, build, tc_path), "configure")
+        cpu1 = _children_cpu()
         bld = _timed(build_command(setup, build), "build")
-        cpu = _children_cpu() - cpu0
+        cpu2 = _children_cpu()
         artifacts = find_artifacts(build)
         for a in artifacts:
             a.path = str(Path(a.path).relative_to(build))
-        return Run(conf, bld, cpu, artifacts)
+        return Run(conf, bld, cpu2 - cpu0, artifacts, build_cpu_s=cpu2 - cpu1)
     finally:
         shutil.rmtree(build, ignore_errors=True)
 
@@ -144,4 +145,4 @@ def _wheel_once(setup: Setup, variant: Variant, build: Path, tc_path: Path, cpu0
     wheels = sorted((build / "dist").glob("*.whl"))
     if len(wheels) != 1:
         raise BuildFailed("pip wheel", f"expected one wheel in {build / 'dist'}, found {len(wheels)}")
-    return Run(0.0, elapsed, cpu, [wheel_artifact(wheels[0])])
+    return Run(0.0, elapsed, cpu, [wheel_artifact(wheels[0])], build_cpu_s=cpu)

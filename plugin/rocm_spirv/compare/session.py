@@ -94,10 +94,12 @@ def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Cal
                 if vr.error is not None:
                     continue
                 progress(f"{vr.variant.name}, repeat {i + 1}/{repeat}")
+                c.load.append(os.getloadavg()[0])
                 try:
                     vr.runs.append(run_once(setup, vr.variant, work / vr.variant.name))
                 except BuildFailed as err:
                     vr.error = f"{err.step} failed: {shlex.join(err.command)}\n{err.tail}"
+        c.load.append(os.getloadavg()[0])
         if not setup.wheel:
             c.commands.append(build_command(setup, work / "<variant>"))
     except KeyboardInterrupt:

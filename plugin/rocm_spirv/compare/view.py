@@ -5,8 +5,9 @@ table), the summary ratios, the notes, the break-even rows, the reproduction. Th
 the plain lines of a CI log and report.md (templates/report/compare.md.j2) all render this one
 object, so they cannot choose different columns.
 
-Nothing is cut: the terminal table is drawn only when every value fits whole (values wrap between
-words at most); when it does not, the same figures are printed stacked, one variant at a time.
+Nothing is cut: the terminal table is drawn only when every value fits whole on one line; when it
+does not (COLUMNS=80, a long target list), the same figures are printed stacked, one variant at a
+time, as in a pipe.
 """
 
 from __future__ import annotations
@@ -72,6 +73,11 @@ class CheckRow:
     earlier: str  # the earlier median, with its interval for a timing
     now: str
     within: bool
+    judged: bool
+
+    @property
+    def verdict(self) -> str:
+        return ("ok" if self.within else "outside") + ("" if self.judged else " (reported, not judged)")
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,7 @@ class View:
     notes: tuple[str, ...]
     break_even: tuple[tuple[str, str], ...]  # (label, text)
     overhead: str | None
+    load: str | None
     failures: tuple[tuple[str, str], ...]  # (variant, log tail)
     reproduction: Reproduction | None
 
@@ -145,7 +152,7 @@ def _row(r: VariantResult, shown: list[Metric]) -> Row:
     return Row(r.variant.name, tuple(r.variant.offload_archs), cells)
 
 
-def _check_row(ch: Check) -> CheckRow:
+def _check_row(ch: Check, rep: Reproduction) -> CheckRow:
     spec = (".3f" if ch.ratio else ",.0f") if ch.size else ".2f"
     earlier = format(ch.earlier_median, spec)
     if not ch.size:
@@ -153,7 +160,8 @@ def _check_row(ch: Check) -> CheckRow:
         if lo is None or hi is None:
             lo, hi = ch.earlier_low, ch.earlier_high
         earlier += f" ({lo:{spec}}-{hi:{spec}})"
-    return CheckRow(ch.variant, ch.metric, earlier, format(ch.median, spec), ch.within)
+    judged = ch.judged and (ch.size or not rep.single_repeat)
+    return CheckRow(ch.variant, ch.metric, earlier, format(ch.median, spec), ch.within, judged)
 
 
 def view(c: Comparison) -> View:
@@ -163,24 +171,30 @@ def view(c: Comparison) -> View:
     notes = (ESTIMATE_NOTE,) if s.get("jit_estimate_s") is not None else ()
     overhead = (f"compare's own overhead: {c.wall_s - c.timed_s:.1f} s of {c.wall_s:.1f} s "
                 f"({c.overhead_fraction:.1%})" if c.overhead_fraction is not None else None)
+    ls = c.load_spread
+    cores = c.machine.get("cores", "?")
+    load = (f"load average during the run (1 min): median {ls.median:.1f} ({ls.low:.1f}-{ls.high:.1f}) "
+            f"on {cores} cores" if ls is not None else None)
     return View(
         title=f"rocm-spirv compare{' --wheel' if build == 'wheel' else ''}: {c.project}"
               + (" (partial)" if c.partial else ""),
         build=build, metrics=tuple(shown), rows=tuple(_row(r, shown) for r in c.results),
         summary=tuple(_summary_lines(c, build)), notes=notes,
-        break_even=tuple((b.label, b.text) for b in break_even(c)), overhead=overhead,
+        break_even=tuple((b.label, b.text) for b in break_even(c)), overhead=overhead, load=load,
         failures=tuple((r.variant.name, r.error) for r in c.results if r.error),
         reproduction=c.reproduction)
 
 
 def check_rows(rep: Reproduction) -> list[CheckRow]:
-    return [_check_row(ch) for ch in rep.checks]
+    return [_check_row(ch, rep) for ch in rep.checks]
 
 
 def reproduction_notes(rep: Reproduction) -> str:
     notes = []
+    if rep.sizes_within is not None:
+        notes.append("sizes identical" if rep.sizes_within else "sizes differ")
     if rep.timings_within is not None:
-        notes.append(f"{rep.timing_misses}/{len(rep.timings)} timings outside "
+        notes.append(f"{rep.timing_misses}/{len(rep.timings)} CPU-time ratios outside "
                      f"(chance allows {rep.timing_misses_allowed})")
     if rep.timing_drift is not None:
         notes.append(f"build times {rep.timing_drift * 100:+.1f} %")
@@ -188,6 +202,19 @@ def reproduction_notes(rep: Reproduction) -> str:
 
 
 # -- terminal renderings ------------------------------------------------------------------------
+
+
+def pack(parts: list[str], width: int) -> list[str]:
+    """Figures joined by ", " into lines of at most width columns, never splitting a figure."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 2 + len(part) + 1 <= width:
+            lines[-1] += f", {part}"
+        else:
+            if lines:
+                lines[-1] += ","
+            lines.append(("  " if not lines else "    ") + part)
+    return lines
 
 
 def stacked_lines(v: View, width: int = PIPE_WIDTH) -> list[str]:
@@ -203,9 +230,7 @@ def stacked_lines(v: View, width: int = PIPE_WIDTH) -> list[str]:
         for m, cell in zip(v.metrics, row.cells, strict=True):
             groups[m.unit].append(f"{m.heading(v.build)} {cell}" + (" s" if m.unit == "s" else ""))
         for parts in groups.values():
-            if parts:
-                lines += textwrap.wrap(", ".join(parts), width, initial_indent="  ", subsequent_indent="    ",
-                                       break_long_words=False, break_on_hyphens=False)
+            lines += pack(parts, width)
     lines += [f"{s.label}: {s.figure}" for s in v.summary]
     return lines
 
@@ -226,8 +251,10 @@ def table(v: View) -> Table:
 
 
 def fits(console: Console, t: Table) -> bool:
-    """Whether rich can lay the table out without cutting a word (it wraps between words only)."""
-    return console.measure(t).minimum <= console.width
+    """Whether the table fits with every cell on one line. Narrower, rich would shrink columns
+    below their longest word and cut values ("186.52-…"), so the figures are stacked instead."""
+    natural = console.measure(t, options=console.options.update_width(100_000)).maximum  # unclamped
+    return natural <= console.width
 
 
 def reproduction_table(rep: Reproduction) -> Table:
@@ -236,7 +263,8 @@ def reproduction_table(rep: Reproduction) -> Table:
     for col in ("variant", "metric", "earlier median (95% interval)", "now", ""):
         t.add_column(col, justify="left" if col in ("variant", "metric") else "right")
     for r in check_rows(rep):
-        t.add_row(esc(r.variant), esc(r.metric), r.earlier, r.now, "ok" if r.within else "[red]outside[/]")
+        t.add_row(esc(r.variant), esc(r.metric), r.earlier, r.now,
+                  r.verdict if r.within or not r.judged else f"[red]{r.verdict}[/]")
     return t
 
 
@@ -244,11 +272,23 @@ def reproduction_lines(rep: Reproduction) -> list[str]:
     """--against as lines for a CI log: the verdict, then one line per check."""
     verdict = "reproduced" if rep.reproduced else "not reproduced"
     return [f"against {plain(rep.against)}: {verdict}{reproduction_notes(rep)}"] + [
-        f"  {plain(r.variant)} {plain(r.metric)}: {r.now}, earlier {r.earlier}: {'ok' if r.within else 'outside'}"
+        f"  {plain(r.variant)} {plain(r.metric)}: {r.now}, earlier {r.earlier}: {r.verdict}"
         for r in check_rows(rep)]
 
 
-def print_human(c: Comparison, console: Console) -> None:
+def next_steps(c: Comparison, wrote_report: bool) -> list[str]:
+    """What to run next, from what this run left out."""
+    out = []
+    if not any(r.variant.compress for r in c.results):
+        out.append("--compress measures the compressed device code a library ships (rows say 'not measured')")
+    if not any(r.variant.name.startswith("scaling-") for r in c.results):
+        out.append("--scaling 1,2,4,8,16 measures the per-arch curve the break-even interpolates")
+    if not wrote_report:
+        out.append("--report DIR writes report.md, report.json and scaling.png")
+    return out
+
+
+def print_human(c: Comparison, console: Console, wrote_report: bool = False) -> None:
     """The table on a terminal when every value fits whole; stacked lines otherwise and in a pipe."""
     def say(text: str) -> None:
         console.print(text, markup=False, highlight=False, soft_wrap=True)
@@ -271,13 +311,24 @@ def print_human(c: Comparison, console: Console) -> None:
         say(f"  {label}: {text}")
     if v.overhead is not None:
         say(v.overhead)
+    if v.load is not None:
+        say(v.load)
     for name, log in v.failures:
         say(f"{name} failed:")
         say(plain(log))
     if v.reproduction is not None:
+        why = v.reproduction.timings_not_judged
         rt = reproduction_table(v.reproduction)
         if console.is_terminal and fits(console, rt):
             console.print(rt)
         else:
             for line in reproduction_lines(v.reproduction):
                 say(line)
+        if why:
+            say("\n".join(textwrap.wrap(f"Timings not judged: {why}.", width)))
+    steps = next_steps(c, wrote_report)
+    if steps and not c.partial:
+        say("Next:")
+        for step in steps:
+            say("\n".join(textwrap.wrap(step, width, initial_indent="  ", subsequent_indent="    ",
+                                        break_long_words=False, break_on_hyphens=False)))
