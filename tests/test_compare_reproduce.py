@@ -7,6 +7,7 @@ change between them is exact.
 from __future__ import annotations
 
 import io
+import itertools
 import random
 import statistics
 from pathlib import Path
@@ -155,6 +156,6 @@ def test_against_in_a_pipe_is_lines_naming_each_check() -> None:
     lines = buf.getvalue().splitlines()
     head = "against first/report.json: reproduced (sizes identical; 0/2"
     (start,) = [i for i, ln in enumerate(lines) if ln.startswith(head)]
-    checks = lines[start + 1:]
+    checks = list(itertools.takewhile(lambda ln: ln.startswith("  "), lines[start + 1:]))
     assert checks and all(ln.endswith((": ok", ": outside", "(reported, not judged)")) for ln in checks), checks
     assert "  native build_s: " in "\n".join(checks) and "│" not in buf.getvalue()
