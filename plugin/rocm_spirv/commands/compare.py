@@ -15,7 +15,7 @@ from rocm_spirv.compare import plan as planning
 from rocm_spirv.compare import reproduce
 from rocm_spirv.compare.model import DEFAULT_ARCHS, JIT_ESTIMATE_ARCH
 from rocm_spirv.compare.report import to_json, write_report
-from rocm_spirv.compare.runner import Setup
+from rocm_spirv.compare.runner import Setup, offload_compress_supported
 from rocm_spirv.compare.session import compare
 from rocm_spirv.compare.view import print_human
 from rocm_spirv.errors import UserError
@@ -65,7 +65,9 @@ def register(sub: Any) -> None:
     p.add_argument("--scaling", help="numbers of native targets to plot against, e.g. 1,2,4,8,16")
     p.add_argument("--repeat", type=int, default=3, help="repeats per variant (default 3)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism (at least 1)")
-    p.add_argument("--compress", action="store_true", help="also build with --offload-compress")
+    p.add_argument("--compress", action=argparse.BooleanOptionalAction, default=None,
+                   help="also build with --offload-compress, as ROCm libraries ship (default: on when the "
+                        "compiler supports it; --no-compress measures uncompressed builds only)")
     p.add_argument("--compiler", help="clang++ to use (default: discovered)")
     p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
     p.add_argument("--against", type=Path, metavar="REPORT_JSON",
@@ -105,7 +107,13 @@ def _run(args: argparse.Namespace) -> int:
               if args.native_archs is not None else [])
     (baseline,) = planning.parse_archs(args.baseline, comp.gfx_targets, "--baseline")[:1]
     scaling = planning.parse_scaling(args.scaling, len(DEFAULT_ARCHS))
-    variants = planning.variants(archs, native, scaling, args.compress, baseline)
+    compress = args.compress
+    if compress is None:
+        compress = offload_compress_supported(comp.path)
+    elif compress and not offload_compress_supported(comp.path):
+        raise UserError(f"{comp.path} does not support --offload-compress",
+                        "use clang 18 or newer, or drop --compress")
+    variants = planning.variants(archs, native, scaling, compress, baseline)
     setup = Setup(project, comp, args.jobs, wheel=args.wheel, build_isolation=not args.no_build_isolation,
                   defines=defines, targets=tuple(args.targets))
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,

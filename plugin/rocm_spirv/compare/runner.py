@@ -90,6 +90,17 @@ def build_command(setup: Setup, build: Path) -> list[str]:
     return [setup.tool("cmake"), "--build", str(build), "--parallel", str(setup.jobs), *targets]
 
 
+def offload_compress_supported(compiler: str) -> bool:
+    """Whether this clang's driver knows --offload-compress (clang >= 18); an unknown option is
+    an error, a known one is ignored beside --version."""
+    try:
+        proc = subprocess.run([compiler, "--offload-compress", "--version"], capture_output=True, text=True,
+                              check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0 and "unknown argument" not in proc.stderr
+
+
 def _children_cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
