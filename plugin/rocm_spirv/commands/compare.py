@@ -68,6 +68,9 @@ def register(sub: Any) -> None:
     p.add_argument("--compress", action=argparse.BooleanOptionalAction, default=None,
                    help="also build with --offload-compress, as ROCm libraries ship (default: on when the "
                         "compiler supports it; --no-compress measures uncompressed builds only)")
+    p.add_argument("--no-jit", action="store_true",
+                   help="skip measuring the first-launch JIT work on the baseline build (an offline proxy: "
+                        "device-library link, opt, llc, ld.lld per HIP source)")
     p.add_argument("--compiler", help="clang++ to use (default: discovered)")
     p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
     p.add_argument("--against", type=Path, metavar="REPORT_JSON",
@@ -115,7 +118,7 @@ def _run(args: argparse.Namespace) -> int:
                         "use clang 18 or newer, or drop --compress")
     variants = planning.variants(archs, native, scaling, compress, baseline)
     setup = Setup(project, comp, args.jobs, wheel=args.wheel, build_isolation=not args.no_build_isolation,
-                  defines=defines, targets=tuple(args.targets))
+                  defines=defines, targets=tuple(args.targets), jit=not args.no_jit)
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
                 "spirv_flags": comp.spirv_flags}
     console = make_console(stderr=args.json)

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Unit = Literal["s", "bytes"]
+Unit = Literal["s", "ms", "bytes"]
+MeasuredOn = Literal["every build", "baseline"]
 Judged = Literal["exact", "ratios", "no"]
 Kind = Literal["timing", "size"]
 Build = Literal["cmake", "wheel"]
@@ -60,6 +61,8 @@ class Metric:
     break_even: tuple[BreakEvenRow, ...] = ()
     plot: bool = False  # a panel on scaling.png (against the number of native targets)
     checked: bool = True  # compared with an earlier run by --against
+    # "baseline": only the one-target build (native-1) measures it (the JIT proxy, compare/jit.py)
+    measured_on: MeasuredOn = "every build"
     # What --against judges: sizes to the byte; CPU time through its ratios (CPU time is what
     # holds on a loaded machine, and a ratio cancels the machine's speed); the rest is reported.
     judged: Judged = "no"
@@ -71,6 +74,10 @@ class Metric:
     def heading(self, build: Build) -> str:
         return (self.wheel_label or self.label) if build == "wheel" else self.label
 
+
+JIT_HOW = ("device-library link, opt -O3, llc -O3 and ld.lld of each HIP TU's unoptimized device bitcode "
+           "for the baseline target: an offline proxy with upstream LLVM 22; the runtime's SPIR-V "
+           "translation and loading are not included")
 
 # Shipped sizes lead: device code is what a user ships, then the files that carry it, then time.
 METRICS: tuple[Metric, ...] = (
@@ -119,6 +126,18 @@ METRICS: tuple[Metric, ...] = (
            plot=True, spread=True, judged="ratios"),
     Metric("cpu_s", "CPU", "s", "timing", "user + system time of every child process (configure and build)",
            wheel=False),
+    # First-launch work, measured offline on the baseline build (compare/jit.py): per kernel, each
+    # kernel counting its TU's link + opt + llc + lld divided by the TU's kernels.
+    Metric("jit_kernel_cpu_ms", "JIT CPU per kernel, median", "ms", "timing", JIT_HOW, wheel=False,
+           measured_on="baseline"),
+    Metric("jit_kernel_cpu_p90_ms", "JIT CPU per kernel, p90", "ms", "timing", JIT_HOW, wheel=False,
+           measured_on="baseline"),
+    Metric("jit_kernel_wall_ms", "JIT wall per kernel, median", "ms", "timing", JIT_HOW, wheel=False,
+           measured_on="baseline"),
+    Metric("jit_kernel_wall_p90_ms", "JIT wall per kernel, p90", "ms", "timing", JIT_HOW, wheel=False,
+           measured_on="baseline"),
+    Metric("jit_unit_cpu_ms", "JIT CPU per TU, median", "ms", "timing", JIT_HOW, wheel=False,
+           measured_on="baseline"),
 )
 
 BY_KEY = {m.key: m for m in METRICS}

@@ -27,7 +27,7 @@ def to_json(c: Comparison) -> dict[str, Any]:
         d: dict[str, Any] = {"variant": asdict(r.variant), "offload_archs": r.variant.offload_archs,
                              "ok": r.ok, "error": r.error, "runs": [asdict(x) for x in r.runs]}
         if r.ok:
-            d["stats"] = {m.key: asdict(r.spread(m.key)) for m in metrics(build)}
+            d["stats"] = {m.key: asdict(r.spread(m.key)) for m in metrics(build) if r.has(m.key)}
         return d
 
     return {

@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_spirv.compare.model import Run, Variant
+from rocm_spirv.compare import jit
+from rocm_spirv.compare.model import BASELINE, Run, Variant
 from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.errors import RocmSpirvError
 from rocm_spirv.fsutil import write_atomic
@@ -38,6 +39,7 @@ class Setup:
     build_isolation: bool = True  # pip's isolated build environment (wheel mode)
     defines: tuple[str, ...] = ()  # VAR=VALUE cache entries for every variant (-D)
     targets: tuple[str, ...] = ()  # build only these targets (--target); all when empty
+    jit: bool = True  # measure the first-launch work on the baseline build (compare/jit.py)
 
     def tool(self, name: str) -> str:
         beside = Path(sys.executable).parent / name
@@ -60,6 +62,11 @@ def generate_command(setup: Setup, variant: Variant, path: Path) -> list[str]:
             "--output", str(path)]
 
 
+def measures_jit(setup: Setup, variant: Variant) -> bool:
+    """The baseline build (one native target, uncompressed) carries the JIT proxy."""
+    return setup.jit and not setup.wheel and variant.name == BASELINE
+
+
 def configure_command(setup: Setup, variant: Variant, build: Path, tc_path: Path) -> list[str]:
     flags = ["--offload-compress"] if variant.compress else []
     return [
@@ -67,6 +74,8 @@ def configure_command(setup: Setup, variant: Variant, build: Path, tc_path: Path
         f"-DCMAKE_MAKE_PROGRAM={setup.tool('ninja')}", f"-DCMAKE_TOOLCHAIN_FILE={tc_path}",
         *([f"-DCMAKE_HIP_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}"] if flags else []),
         "-DCMAKE_BUILD_TYPE=Release", *(f"-D{d}" for d in setup.defines),
+        # The JIT proxy reads each HIP TU's own compile command.
+        *(["-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"] if measures_jit(setup, variant) else []),
     ]
 
 
@@ -142,7 +151,14 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
         artifacts = find_artifacts(build)
         for a in artifacts:
             a.path = str(Path(a.path).relative_to(build))
-        return Run(conf, bld, cpu2 - cpu0, artifacts, build_cpu_s=cpu2 - cpu1)
+        run = Run(conf, bld, cpu2 - cpu0, artifacts, build_cpu_s=cpu2 - cpu1)
+        if measures_jit(setup, variant):
+            t0 = time.perf_counter()
+            native = sorted({k for a in artifacts for k in a.kernels})
+            run.jit = jit.measure(setup.compiler.path, build, setup.project, variant.archs[0],
+                                  build / "rocm-spirv-jit", native)
+            run.jit_s = time.perf_counter() - t0
+        return run
     finally:
         shutil.rmtree(build, ignore_errors=True)
 

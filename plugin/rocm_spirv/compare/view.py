@@ -18,16 +18,55 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
 
+from rocm_spirv.compare import jit
 from rocm_spirv.compare.breakeven import break_even
-from rocm_spirv.compare.metrics import Build, Metric, metrics, ratios
+from rocm_spirv.compare.metrics import BY_KEY, Build, Metric, metrics, ratios
 from rocm_spirv.compare.model import Comparison, Spread, VariantResult
 from rocm_spirv.compare.reproduce import Check, Reproduction
 from rocm_spirv.term import esc, plain
 
 PIPE_WIDTH = 80
 
-ESTIMATE_NOTE = ("JIT estimates are build times here, not GPU measurements; AMD publishes 67-105 ms per "
-                 "kernel at first launch.")
+ESTIMATE_NOTE = ("The JIT upper bound is a build time (host compile and header parsing included), not a GPU "
+                 "measurement; AMD publishes 67-105 ms per kernel at first launch.")
+
+
+def jit_note(c: Comparison) -> str | None:
+    """The measured JIT figures' method, and the check of their kernels, as every view says it."""
+    one = c.get("native-1")
+    runs = [r.jit for r in one.runs if r.jit is not None] if one is not None else []
+    if not runs:
+        return None
+    failed = next((j.error for j in runs if j.error), None)
+    if failed:
+        return f"JIT work not measured: {failed}"
+    j = runs[0]
+    kernels = len({k for u in j.units for k in u.kernels})
+    check = ("the same kernels as the native build's code objects" if j.kernels_match else
+             f"NOT the native build's kernels ({len(j.missing_kernels)} missing, e.g. "
+             f"{', '.join(j.missing_kernels[:3])})" if j.missing_kernels else
+             "kernels the native build's code objects do not list")
+    return (f"JIT figures for {j.target}: {jit.METHOD}. {len(j.units)} TUs, {kernels} kernels, {check}. "
+            "AMD publishes 67-105 ms per kernel at first launch, translation and loading included.")
+
+
+def trade(c: Comparison) -> str | None:
+    """The trade in one line: build CPU saved per added target against first-launch CPU per kernel,
+    and how many cold launches (no kernel cache) of the whole library equal one build's saving."""
+    native, spirv, one = c.get("native"), c.get("spirv"), c.get("native-1")
+    if native is None or spirv is None or one is None or not one.has("jit_kernel_cpu_ms"):
+        return None
+    n = len(native.variant.archs)
+    per_target = ((native.spread("build_cpu_s").median - one.spread("build_cpu_s").median) / (n - 1)
+                  if n > 1 else None)
+    saved = native.spread("build_cpu_s").median - spirv.spread("build_cpu_s").median
+    per_kernel = one.spread("jit_kernel_cpu_ms").median
+    whole = one.spread("jit_total_cpu_s").median
+    added = f"each added target costs {per_target:.1f} s of build CPU; " if per_target is not None else ""
+    pays = (f"one SPIR-V build saves {saved:.1f} s against {n} targets, the CPU of {saved / whole:,.0f} cold "
+            f"launches of the whole library ({whole * 1000:.0f} ms each)" if saved > 0 and whole > 0 else
+            f"one SPIR-V build saves nothing against {n} targets ({saved:+.1f} s of build CPU)")
+    return f"Trade: {added}a first launch costs {per_kernel:.0f} ms of CPU per kernel; {pays}."
 
 
 def kib(n: float) -> str:
@@ -39,12 +78,14 @@ def figure(m: Metric, s: Spread) -> str:
     where the metric asks for it and there is more than one repeat."""
     if m.unit == "bytes":
         return kib(s.median)
+    if m.unit == "ms":
+        return f"{s.median:.1f}" + (f" ({s.low:.1f}-{s.high:.1f})" if s.n > 1 else "")
     rng = f" ({s.low:.2f}-{s.high:.2f})" if m.spread and s.n > 1 else ""
     return f"{s.median:.2f}{rng}"
 
 
 def heading(m: Metric, build: Build) -> str:
-    unit = " s" if m.unit == "s" else ""
+    unit = {"s": " s", "ms": ", ms"}.get(m.unit, "")
     return m.heading(build) + unit + (" (median, range)" if m.spread else "")
 
 
@@ -110,6 +151,8 @@ def summary(c: Comparison) -> dict[str, float | None]:
         out["wheel_ratio_spirv_over_native_compressed"] = c.ratio("spirv+compress", "native+compress", "file_bytes")
     else:
         one = c.get("native-1")
+        for m in baseline_metrics(build):
+            out[m.key] = one.spread(m.key).median if one is not None and one.has(m.key) else None
         out["jit_estimate_s"] = one.spread("build_s").median if one is not None else None
         kernels = one.runs[0].kernel_count if one is not None and one.runs else 0
         out["jit_estimate_per_kernel_ms"] = (1000 * one.spread("build_s").median / kernels
@@ -128,8 +171,8 @@ def ratio_stats(c: Comparison) -> dict[str, Spread]:
 EXTRA_LABELS = {
     "wheel_ratio_spirv_over_native": "wheel size SPIR-V / native",
     "wheel_ratio_spirv_over_native_compressed": "wheel size SPIR-V / native, compressed",
-    "jit_estimate_s": "JIT estimate, s (one-target device build)",
-    "jit_estimate_per_kernel_ms": "JIT estimate per kernel, ms",
+    "jit_estimate_s": "JIT upper bound, s (the whole one-target build)",
+    "jit_estimate_per_kernel_ms": "JIT upper bound per kernel, ms (one-target build / kernels)",
 }
 
 
@@ -137,18 +180,34 @@ def _summary_lines(c: Comparison, build: Build) -> list[SummaryLine]:
     s, per_repeat = summary(c), ratio_stats(c)
     labels = {r.key: (r.wheel_label or r.label) if build == "wheel" else r.label for r, _ in ratios(build)}
     labels.update(EXTRA_LABELS)
+    labels.update({m.key: m.heading(build) + (", ms" if m.unit == "ms" else "") for m in baseline_metrics(build)})
     out = []
     for k, value in s.items():
         if value is None:
             continue
         rs = per_repeat.get(k)
         rng = f" (per repeat {rs.low:.2f}-{rs.high:.2f})" if rs and rs.n > 1 else ""
+        if k in BY_KEY and (one := c.get("native-1")) is not None and one.has(k):
+            sp = one.spread(k)
+            rng = f" (repeats {sp.low:.1f}-{sp.high:.1f})" if sp.n > 1 else ""
+            out.append(SummaryLine(k, labels[k], f"{value:.1f}{rng}"))
+            continue
         out.append(SummaryLine(k, labels[k], f"{value:.2f}{rng}"))
     return out
 
 
+def columns(build: Build) -> list[Metric]:
+    """The table's columns: what every build measures (the baseline-only JIT figures have their
+    own block: a column of one value would widen every row)."""
+    return [m for m in metrics(build) if m.measured_on == "every build"]
+
+
+def baseline_metrics(build: Build) -> list[Metric]:
+    return [m for m in metrics(build) if m.measured_on == "baseline"]
+
+
 def _row(r: VariantResult, shown: list[Metric]) -> Row:
-    cells = tuple(figure(m, r.spread(m.key)) for m in shown) if r.ok else ()
+    cells = tuple(figure(m, r.spread(m.key)) if r.has(m.key) else "" for m in shown) if r.ok else ()
     return Row(r.variant.name, tuple(r.variant.offload_archs), cells)
 
 
@@ -165,10 +224,13 @@ def _check_row(ch: Check, rep: Reproduction) -> CheckRow:
 
 
 def view(c: Comparison) -> View:
-    build = c.kind
-    shown = metrics(build)
+    build: Build = c.kind
+    shown = columns(build)
     s = summary(c)
-    notes = (ESTIMATE_NOTE,) if s.get("jit_estimate_s") is not None else ()
+    measured = jit_note(c)
+    deal = trade(c)
+    notes = tuple(n for n in (deal, measured, ESTIMATE_NOTE if s.get("jit_estimate_s") is not None else None)
+                  if n is not None)
     overhead = (f"compare's own overhead: {c.wall_s - c.timed_s:.1f} s of {c.wall_s:.1f} s "
                 f"({c.overhead_fraction:.1%})" if c.overhead_fraction is not None else None)
     ls = c.load_spread
@@ -226,9 +288,10 @@ def stacked_lines(v: View, width: int = PIPE_WIDTH) -> list[str]:
         if row.failed:
             lines.append("  failed (the log tail is below)")
             continue
-        groups: dict[str, list[str]] = {"bytes": [], "s": []}
+        groups: dict[str, list[str]] = {"bytes": [], "s": [], "ms": []}
         for m, cell in zip(v.metrics, row.cells, strict=True):
-            groups[m.unit].append(f"{m.heading(v.build)} {cell}" + (" s" if m.unit == "s" else ""))
+            if cell:
+                groups[m.unit].append(f"{m.heading(v.build)} {cell}" + {"s": " s", "ms": " ms"}.get(m.unit, ""))
         for parts in groups.values():
             lines += pack(parts, width)
     lines += [f"{s.label}: {s.figure}" for s in v.summary]
