@@ -110,21 +110,23 @@ def plot_scaling(c: Comparison, out: Path) -> bool | str:
         ys = [s.median / scale for _, s in pts]
         err = [[(s.median - s.low) / scale for _, s in pts], [(s.high - s.median) / scale for _, s in pts]]
         # One legend order in every panel: per-arch, SPIR-V, break-even.
-        ax.errorbar(xs, ys, yerr=err, fmt="o-", color="C0", capsize=3, label="per-arch (native targets)")
-        ax.axhline(sp.median / scale, color="C1", ls="--", label="SPIR-V (one module)")
+        handles = [ax.errorbar(xs, ys, yerr=err, fmt="o-", color="C0", capsize=3,
+                               label="per-arch (native targets)"),
+                   ax.axhline(sp.median / scale, color="C1", ls="--", label="SPIR-V (one module)")]
         if sp.n > 1:
             ax.axhspan(sp.low / scale, sp.high / scale, color="C1", alpha=0.15)
         b = marks.get(row.key)
         at = b.targets if b is not None else None
-        ax.axvline(at if at is not None else xs[-1], color="C2", ls=":", alpha=1.0 if at is not None else 0.0,
-                   label=f"break-even {at:.1f} targets" if at is not None
-                   else f"no break-even within {xs[-1]} targets")
+        handles.append(ax.axvline(at if at is not None else xs[-1], color="C2", ls=":",
+                                  alpha=1.0 if at is not None else 0.0,
+                                  label=f"break-even {at:.1f} targets" if at is not None
+                                  else f"no break-even within {xs[-1]} targets"))
         unit = "KiB" if m.unit == "bytes" else "s"
         label = (row.wheel_label or row.label) if build == "wheel" else row.label
         ax.set(xlabel="native targets", ylabel=f"{m.heading(build)}, {unit}", title=label)
         ax.set_xticks(xs)
         ax.set_ylim(bottom=0)
-        ax.legend(fontsize="small")
+        ax.legend(handles=handles, fontsize="small")
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     fig.suptitle(f"{Path(c.project).name}: per-arch builds against SPIR-V (median, bars: repeat range)")
