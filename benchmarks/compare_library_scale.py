@@ -41,7 +41,7 @@ MANIFEST = HERE / "data" / "compare_library_scale_manifest.json"
 RESULTS = HERE / "results" / "compare_library_scale"
 UPSTREAM = "ROCm/rocm-examples"
 COMMIT = "7dfb7d402794c33031be2847eaa06ee6732f07cb"
-PATHS = ("HIP-Basic", "Common", "Tutorials/reduction")
+PATHS = ("HIP-Basic", "Common", "Tutorials/reduction", "Applications/prefix_sum")
 DEFAULT_DEST = Path.home() / ".cache" / "rocm-spirv" / "benchmarks" / "rocm-examples"
 
 # name -> (project folder (None: ours), compare arguments)

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, SAMPLES
 
+pytestmark = pytest.mark.slow  # every test here builds real projects several ways
+
 
 def compare(toolchain: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
