@@ -15,9 +15,10 @@ from rocm_spirv.compare.metrics import break_even_rows, metrics
 from rocm_spirv.compare.model import Comparison, Spread, VariantResult
 from rocm_spirv.compare.view import check_rows, ratio_stats, reproduction_notes, summary, view
 from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.jsondoc import schema_id
 from rocm_spirv.resources import templates_dir
 
-SCHEMA = "rocm-spirv/compare/1"
+SCHEMA = schema_id("compare")
 
 
 def to_json(c: Comparison) -> dict[str, Any]:
