@@ -98,7 +98,8 @@ def extract(git_dir: Path, dest: Path) -> Path:
     return dest
 
 
-def run(tree: Path, repeat: str, only: list[str]) -> int:
+def run(tree: Path, repeat: str, only: list[str], no_scaling: bool = False, samples: Path = HERE.parent / "samples"
+        ) -> int:
     failed = 0
     # Projects run one by one or in parallel (--only): each run adds its rows to the summary.
     summary = RESULTS / "summary.json"
@@ -106,7 +107,10 @@ def run(tree: Path, repeat: str, only: list[str]) -> int:
     for name, (folder, args) in PROJECTS.items():
         if only and name not in only:
             continue
-        project = HERE.parent / "samples" / "hip_library" if folder is None else tree / folder
+        project = samples / "hip_library" if folder is None else tree / folder
+        if no_scaling and "--scaling" in args:  # a shorter run: the break-even rests on 1 and 8 targets
+            i = args.index("--scaling")
+            args = args[:i] + args[i + 2:]
         out = RESULTS / name
         cmd = ["nice", "-n", "10", sys.executable, "-m", "rocm_spirv", "compare", str(project), "--repeat", repeat,
                *args, "--report", str(out), "--json"]
@@ -158,13 +162,16 @@ def main() -> int:
         if name == "run":
             p.add_argument("--repeat", default="3")
             p.add_argument("--only", nargs="*", default=[])
+            p.add_argument("--no-scaling", action="store_true", help="drop --scaling (a shorter run)")
+            p.add_argument("--samples", type=Path, default=HERE.parent / "samples",
+                           help="where samples/hip_library is (a copy: compare locks a project per path)")
     a = ap.parse_args()
     if a.cmd == "manifest":
         return manifest(a.git_dir)
     if a.cmd == "extract":
         extract(a.git_dir, a.dest)
         return 0
-    return run(extract(a.git_dir, a.dest), a.repeat, a.only)
+    return run(extract(a.git_dir, a.dest), a.repeat, a.only, a.no_scaling, a.samples)
 
 
 if __name__ == "__main__":
