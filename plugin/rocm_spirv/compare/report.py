@@ -10,6 +10,7 @@ from typing import Any
 
 import jinja2
 
+from rocm_spirv.compare import jit
 from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.metrics import break_even_rows, metrics
 from rocm_spirv.compare.model import Comparison, Spread, VariantResult
@@ -49,7 +50,7 @@ def to_json(c: Comparison) -> dict[str, Any]:
                           "SPIR-V's figure (linear between measured target counts; null: not within "
                           "measured_up_to); more targets than that and SPIR-V is smaller or faster",
             "jit_estimate_s": "measured time to build the device code for one native target "
-                              "(native-1); an estimate of first-launch JIT work, not a JIT measurement",
+                              "(native-1); an upper bound of first-launch JIT work, not a JIT measurement",
             "jit_estimate_per_kernel_ms": "jit_estimate_s divided by the kernels in native-1's code objects "
                                           "(host compile included, so an upper bound); AMD publishes "
                                           "67-105 ms per kernel at first launch",
@@ -57,8 +58,10 @@ def to_json(c: Comparison) -> dict[str, Any]:
                            "variants): median, low, high, n",
             "load_average": "the 1-minute load average at the start of every build and at the end "
                             "(median, low, high, n); compare with machine.cores",
-            "overhead": "compare's own time: its wall time minus every configure and build it timed "
-                        "(toolchain files, inspecting artifacts, removing build dirs)",
+            "overhead": "compare's own time: its wall time minus every configure and build it timed and "
+                        "the JIT proxy's runs (toolchain files, inspecting artifacts, removing build dirs)",
+            "jit_kernel_cpu_ms": "the first launch's work after SPIR-V translation, measured offline per "
+                                 "kernel on the baseline build: " + jit.METHOD,
         },
         "results": [result(r) for r in c.results],
         "reproduction": c.reproduction.to_json() if c.reproduction is not None else None,
