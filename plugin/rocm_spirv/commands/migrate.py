@@ -29,7 +29,8 @@ def register(sub: Any) -> None:
     mode.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 when findings at or above --fail-on remain")
     mode.add_argument("--diff", action="store_true", help="print the build edits --apply would make")
-    mode.add_argument("--apply", action="store_true", help="edit CMake files in place (sources are never edited)")
+    mode.add_argument("--apply", "--fix", action="store_true",
+                      help="edit CMake files in place (sources are never edited); --fix is the same, as in ruff")
     p.add_argument("--format", choices=("text", "table", "json", "sarif"), default="text",
                    help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
     p.add_argument("--json", dest="format", action="store_const", const="json",

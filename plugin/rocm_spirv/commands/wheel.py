@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import jsondoc
 from rocm_spirv.errors import UserError
 from rocm_spirv.inspect.base import FormatError
 from rocm_spirv.wheel import metadata, repair
@@ -61,7 +61,7 @@ def _metadata(args: argparse.Namespace) -> int:
         except FormatError as err:
             raise UserError(str(err), "build the wheel with rocm_spirv_wheel_metadata() in its CMakeLists") from None
     if args.json:
-        print(json.dumps([{"wheel": str(w), "record": r} for w, r in records], indent=2))
+        print(jsondoc.dumps("wheel metadata", {"wheels": [{"wheel": str(w), "record": r} for w, r in records]}))
     else:
         for w, r in records:
             print("\n".join(metadata.describe(w, r)))
@@ -97,9 +97,9 @@ def _repair(args: argparse.Namespace) -> int:
     done = [repair.repair(w, args.wheel_dir, excludes, args.plat, quiet_stdout=args.json) for w in args.wheels]
     failed = [r for r in done if r.returncode != 0]
     if args.json:
-        print(json.dumps({"excluded": excludes, "wheel_dir": str(args.wheel_dir),
+        print(jsondoc.dumps("wheel repair", {"excluded": excludes, "wheel_dir": str(args.wheel_dir),
                           "wheels": [{"wheel": str(r.wheel), "ok": r.returncode == 0, "returncode": r.returncode,
-                                      "repaired": [str(p) for p in r.written]} for r in done]}, indent=2))
+                                      "repaired": [str(p) for p in r.written]} for r in done]}))
     else:
         for r in failed:
             print(f"rocm-spirv: auditwheel repair failed for {r.wheel} (exit {r.returncode}; its output is above)")
