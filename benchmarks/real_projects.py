@@ -72,7 +72,8 @@ FAILURE_RULES: tuple[Rule, ...] = (
     _r("tool", "the wrapper's one-step compile+link misses -fvisibility=default",
        r"Unknown function .*@__o[cc]kl\w*.*$"),
     _r("tool", "the prefix lacks ROCm's llvm/bin tools or hipconfig",
-       r"^.*(llvm/bin/(llvm-mc|llvm-dis|clang-offload-bundler|clang\+\+)|hipconfig).*(not found|NOTFOUND|No such file).*$"),
+       r"^.*(llvm/bin/(llvm-mc|llvm-dis|clang-offload-bundler|clang\+\+)|hipconfig)"
+       r".*(not found|NOTFOUND|No such file).*$"),
     _r("tool", "the prefix lacks ROCm's llvm/bin tools or hipconfig",
        r"^.*(Skipped|skipping).*(llvm-mc|clang-offload-bundler|llvm-dis|hipconfig).*$"),
     _r("tool", "rocm-cmake >= 0.11 is missing (ROCMConfig, rocm_check_target_ids)",
@@ -88,7 +89,8 @@ FAILURE_RULES: tuple[Rule, ...] = (
        r"^.*fatal error: '(roctracer|roctx|rocprofiler|hipcub|rocprim|hipblas|rocblas|GLFW|vulkan|glad|benchmark"
        r"|gtest|tbb|oneapi|mpi)[^']*' file not found.*$"),
     _r("missing-dependency", "a library the linker cannot find", r"^.*cannot find -l\w+.*$"),
-    _r("missing-dependency", "a program the build needs", r"^.*(hipify-perl|hipify-clang|hipcc)\b.*(not found|No such).*$"),
+    _r("missing-dependency", "a program the build needs",
+       r"^.*(hipify-perl|hipify-clang|hipcc)\b.*(not found|No such).*$"),
     _r("project-bug", "the project's code does not compile against ROCm 7 headers", r"^.*\berror: .*$"),
 )
 
@@ -270,7 +272,7 @@ def summary(runs: list[Run], modes: list[str], build_types: list[str]) -> dict[s
 
 def markdown(report: dict[str, object], runs: list[Run], not_run: list[dict[str, str]]) -> str:
     lines = ["# Real-project matrix", "", f"Command: `{report['command']}`", "",
-             f"Run {report['started']} – {report['finished']} on {report['machine']}; "
+             f"Run {report['started']} to {report['finished']} on {report['machine']}; "
              f"rocm-spirv at {report['rocm_spirv_commit']}; compiler {report['compiler']}; "
              f"spirv-val {report['spirv_val']}. Wall {report['wall_s']} s, CPU {report['cpu_s']} s "
              "(user + system of every step; the machine is shared, so wall time is noisy).", "",
@@ -342,24 +344,43 @@ def main(argv: list[str] | None = None) -> int:
     tcs: dict[str, Path] = {}
     for mode in modes:
         tc = a.work / f"{mode}.cmake"
-        gen = [*cli, "toolchain", "generate", "--offload", mode, "--compiler", a.compiler, "--output", str(tc), "--force"]
+        gen = [*cli, "toolchain", "generate", "--offload", mode, "--compiler", a.compiler, "--output", str(tc),
+               "--force"]
         if mode != "spirv":
             gen += ["--native-archs", NATIVE_ARCHS]
         subprocess.run(gen, check=True, capture_output=True)
         tcs[mode] = tc
+    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                         check=False).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "plugin", "cmake", "templates"],
+                           capture_output=True, text=True, check=False).stdout.strip()
+    doctor = subprocess.run([*cli, "doctor", "--json"], capture_output=True, text=True, check=False).stdout
+    spirv_val = "unknown"
+    compiler = a.compiler
+    try:
+        checks = {c["name"]: c["detail"] for c in json.loads(doctor)["checks"]}
+        spirv_val = checks.get("spirv_val", spirv_val)
+        compiler = checks.get("compiler", compiler)
+    except (json.JSONDecodeError, KeyError, TypeError):
+        pass
+    if spirv_val.startswith("/"):
+        spirv_val = f"{spirv_val} ({tool_version([spirv_val.split()[0], '--version'])})"
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     t0 = time.monotonic()
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    runs: list[Run] = []
     not_run: list[dict[str, str]] = []
     upstreams = []
+    plan: list[tuple[int, Manifest, Path, Project]] = []  # (order, manifest, extracted tree, project)
     for mpath in a.manifest or MANIFESTS:
         mf = load(mpath)
-        chosen = [p for p in mf.projects if not a.only or any(fnmatch.fnmatch(p.name, g) for g in a.only)]
-        skipped = [p for p in mf.projects if p not in chosen]
-        not_run += [{"project": f"{mf.name}:{p.name}", "why": "left out by --only"} for p in skipped]
         upstreams.append({"repo": mf.repo, "commit": mf.commit, "projects": len(mf.projects),
                           "manifest": str(mpath.relative_to(ROOT)) if mpath.is_relative_to(ROOT) else str(mpath)})
+        # --only globs also give the order: projects matching the first glob run first.
+        rank = {p.name: min((i for i, g in enumerate(a.only) if fnmatch.fnmatch(p.name, g)), default=-1)
+                for p in mf.projects} if a.only else {p.name: 0 for p in mf.projects}
+        chosen = [p for p in mf.projects if rank[p.name] >= 0]
+        not_run += [{"project": f"{mf.name}:{p.name}", "why": "left out by --only"}
+                    for p in mf.projects if rank[p.name] < 0]
         gd = git_dirs.get(mf.repo)
         if not chosen:
             continue
@@ -371,50 +392,47 @@ def main(argv: list[str] | None = None) -> int:
         except Mismatch as err:
             print(f"real_projects: {err}", file=sys.stderr)
             return 2
-        for bt in build_types:
-            for proj in chosen:
-                for mode in modes:
-                    bdir = a.work / "build" / mf.name / proj.name / f"{mode}-{bt}"
-                    run = build_one(cli, tcs[mode], src, bdir, mf, proj, mode, bt)
-                    runs.append(run)
-                    print(f"{mf.name}:{proj.name} {mode}/{bt}: {run.status}"
-                          + (f" [{run.category}] {run.evidence[:160]}" if run.category else "")
-                          + f" ({run.wall_s:.1f} s wall, {run.cpu_s:.1f} s CPU)", flush=True)
-    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                         check=False).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "plugin", "cmake", "templates"],
-                           capture_output=True, text=True, check=False).stdout.strip()
-    doctor = subprocess.run([*cli, "doctor", "--json"], capture_output=True, text=True, check=False).stdout
-    spirv_val = "unknown"
-    compiler = a.compiler
-    try:
-        d = json.loads(doctor)
-        spirv_val = str(d.get("spirv_val") or spirv_val)
-        compiler = f"{d['compiler']['path']} ({d['compiler']['version']})"
-    except (json.JSONDecodeError, KeyError, TypeError):
-        pass
-    if spirv_val.startswith("/"):
-        spirv_val = f"{spirv_val} ({tool_version([spirv_val.split()[0], '--version'])})"
+        plan += [(rank[p.name], mf, src, p) for p in chosen]
+    plan.sort(key=lambda t: t[0])
+    todo = [(mf, src, proj, bt, mode) for bt in build_types for _, mf, src, proj in plan for mode in modes]
     columns = [f"{m}/{bt}" for bt in build_types for m in modes]
-    report: dict[str, object] = {
-        "schema": "rocm-spirv.benchmark.real-projects/1",
-        "command": shlex.join(["benchmarks/real_projects.py", *(argv if argv is not None else sys.argv[1:])]),
-        "started": started, "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": f"{platform.node() or 'host'}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at the end",
-        "rocm_spirv_commit": rev + (" (modified)" if dirty else ""),
-        "compiler": compiler, "spirv_val": spirv_val,
-        "native_archs": NATIVE_ARCHS, "modes": modes, "build_types": build_types, "columns": columns,
-        "wall_s": round(time.monotonic() - t0, 1),
-        "cpu_s": round((cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime), 1),
-        "upstreams": upstreams,
-        "summary": summary(runs, modes, build_types),
-        "runs": [{**asdict(r), "wall_s": round(r.wall_s, 2), "cpu_s": round(r.cpu_s, 2)} for r in runs],
-        "not_run": not_run,
-    }
     stem = "real_projects" + (f"_{a.label}" if a.label else "")
-    write_atomic(RESULTS / f"{stem}.json", json.dumps(report, indent=1) + "\n")
-    write_atomic(RESULTS / f"{stem}.md", markdown(report, runs, not_run))
+    runs: list[Run] = []
+
+    def write_report(finished: bool) -> None:
+        """Written after every run: a matrix stopped early still reports what ran and what did not."""
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        pending = [{"project": f"{mf.name}:{proj.name}", "why": f"{mode}/{bt} not yet run"}
+                   for mf, _, proj, bt, mode in todo[len(runs):]]
+        report: dict[str, object] = {
+            "schema": "rocm-spirv.benchmark.real-projects/1",
+            "command": shlex.join(["benchmarks/real_projects.py", *(argv if argv is not None else sys.argv[1:])]),
+            "started": started,
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()) if finished else "not finished",
+            "machine": f"{platform.node() or 'host'}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} "
+                       "at the last write",
+            "rocm_spirv_commit": rev + (" (modified)" if dirty else ""),
+            "compiler": compiler, "spirv_val": spirv_val,
+            "native_archs": NATIVE_ARCHS, "modes": modes, "build_types": build_types, "columns": columns,
+            "wall_s": round(time.monotonic() - t0, 1),
+            "cpu_s": round((cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime), 1),
+            "upstreams": upstreams,
+            "summary": summary(runs, modes, build_types),
+            "runs": [{**asdict(r), "wall_s": round(r.wall_s, 2), "cpu_s": round(r.cpu_s, 2)} for r in runs],
+            "not_run": not_run + pending,
+        }
+        write_atomic(RESULTS / f"{stem}.json", json.dumps(report, indent=1) + "\n")
+        write_atomic(RESULTS / f"{stem}.md", markdown(report, runs, not_run + pending))
+
+    for mf, src, proj, bt, mode in todo:
+        bdir = a.work / "build" / mf.name / proj.name / f"{mode}-{bt}"
+        run = build_one(cli, tcs[mode], src, bdir, mf, proj, mode, bt)
+        runs.append(run)
+        print(f"{mf.name}:{proj.name} {mode}/{bt}: {run.status}"
+              + (f" [{run.category}] {run.evidence[:160]}" if run.category else "")
+              + f" ({run.wall_s:.1f} s wall, {run.cpu_s:.1f} s CPU)", flush=True)
+        write_report(finished=False)
+    write_report(finished=True)
     print(RESULTS / f"{stem}.md")
     bad = any(b.invalid or not b.require_met for r in runs for b in r.binaries)
     return 1 if bad else 0

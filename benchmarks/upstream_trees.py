@@ -85,7 +85,8 @@ def _archive(git_dir: Path, commit: str, paths: list[str]) -> dict[str, tuple[by
     return out
 
 
-def make(git_dir: Path, repo: str, name: str, projects: list[str], support: list[str], commit: str) -> dict[str, object]:
+def make(git_dir: Path, repo: str, name: str, projects: list[str], support: list[str],
+         commit: str) -> dict[str, object]:
     full = _git(git_dir, "rev-parse", f"{commit}^{{commit}}").decode().strip()
     files = _archive(git_dir, full, [*projects, *support])
     return {
