@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from conftest import REPO
 from rocm_spirv.cli import build_parser
 
@@ -85,3 +86,69 @@ def test_fix_is_apply(tmp_path: Path) -> None:
     before = (tmp_path / "CMakeLists.txt").read_bytes()
     assert run_cli("migrate", str(tmp_path), "--fix").returncode == 0
     assert (tmp_path / "CMakeLists.txt").read_bytes() != before
+
+
+def test_help_teaches_every_option_two_examples_and_the_exit_statuses() -> None:
+    import shlex
+
+    from rocm_spirv.cli import _leaves
+    from rocm_spirv.commands.teach import EXAMPLES, GATES
+
+    parser = build_parser()
+    commands = {leaf.prog.removeprefix("rocm-spirv ") for leaf in _leaves(parser)}
+    assert commands == set(EXAMPLES) == set(GATES)
+    for leaf in _leaves(parser):
+        command = leaf.prog.removeprefix("rocm-spirv ")
+        assert [a.option_strings or a.dest for a in leaf._actions if not a.help] == [], command
+        text = leaf.format_help()
+        assert "examples:" in text and "exit status (docs/cli.md):\n  0    done\n" in text, command
+        assert "\n  143  terminated" in text, command
+        assert ("\n  1    " + GATES[command] in text) if GATES[command] else "\n  1    " not in text, command
+        assert len(EXAMPLES[command]) >= 2
+        for example in EXAMPLES[command]:
+            # Each example is a command line the parser accepts as this command (inner $(…) too).
+            inner = re.search(r"\$\((rocm-spirv [^)]*)\)", example)
+            argv = shlex.split(inner.group(1) if inner else example)
+            assert argv[0] == "rocm-spirv", example
+            args = parser.parse_args(argv[1:])
+            assert args._leaf is leaf, example
+
+
+def test_shell_completion_completes_commands_and_options(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    venv_bin = Path(sys.executable).parent
+    if not (venv_bin / "rocm-spirv").is_file():
+        pytest.skip(f"no rocm-spirv script beside {sys.executable} (pip install -e . puts one there)")
+    for shell in ("bash", "zsh", "fish"):
+        script = run_cli("--completion", shell)
+        assert script.returncode == 0 and "rocm-spirv" in script.stdout and "_ARGCOMPLETE" in script.stdout
+    # Real bash, through the script as a user sources it.
+    (tmp_path / "rocm-spirv.bash").write_text(run_cli("--completion", "bash").stdout)
+    probe = ('source "$1"; complete_line() { COMP_LINE="$1"; COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<< "$1"; '
+             '[[ "$1" == *" " ]] && COMP_WORDS+=(""); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); '
+             '_python_argcomplete rocm-spirv; echo "${COMPREPLY[*]}"; }; '
+             'complete_line "rocm-spirv mig"; complete_line "rocm-spirv migrate . --fail-on "; '
+             'complete_line "rocm-spirv toolchain "')
+    env = {**os.environ, "PATH": f"{venv_bin}:{os.environ['PATH']}"}
+    done = subprocess.run([shutil.which("bash") or "/bin/bash", "-c", probe, "bash", str(tmp_path / "rocm-spirv.bash")],
+                          capture_output=True, text=True, env=env, check=False, timeout=120)
+    lines = [ln.split() for ln in done.stdout.splitlines()]
+    assert lines == [["migrate"], ["error", "warning", "note"], ["-h", "--help", "list", "provision", "generate"]], done
+
+
+def test_the_page_s_commands_run_as_written(tmp_path: Path) -> None:
+    import os
+
+    venv_bin = Path(sys.executable).parent
+    if not (venv_bin / "rocm-spirv").is_file():
+        pytest.skip(f"no rocm-spirv script beside {sys.executable} (pip install -e . puts one there)")
+    blocks = re.findall(r"^```sh\n(.*?)^```", PAGE, re.S | re.M)
+    assert blocks
+    env = {**os.environ, "HOME": str(tmp_path), "PATH": f"{venv_bin}:{os.environ['PATH']}"}
+    for block in blocks:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, check=False, timeout=120)
+        assert done.returncode == 0, (block, done.stderr)
+    assert "_python_argcomplete" in (tmp_path / ".local/share/bash-completion/completions/rocm-spirv").read_text()

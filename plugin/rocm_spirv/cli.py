@@ -12,13 +12,18 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
+import argcomplete
+from argcomplete.shell_integration import shellcode
+
 from rocm_spirv import __version__
+from rocm_spirv.commands.teach import teach
 from rocm_spirv.errors import RocmSpirvError, os_error
 from rocm_spirv.resources import cmake_dir
 
 # Each name is a module in rocm_spirv.commands with register(subparsers); the
 # module sets func on its parser, which returns the exit code.
-COMMANDS = ["toolchain", "presets", "doctor", "compare", "inspect", "bazel", "migrate", "wheel"]
+SHELLS = ("bash", "zsh", "fish")
+COMMANDS = ["toolchain", "presets", "doctor", "compare", "inspect", "bazel", "migrate", "wheel", "config"]
 
 
 class Parser(argparse.ArgumentParser):
@@ -69,23 +74,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cmakedir", action="store_true", help="print the folder holding RocmSpirvConfig.cmake"
     )
+    parser.add_argument("--completion", choices=SHELLS, metavar="SHELL",
+                        help=f"print the shell completion script for {', '.join(SHELLS)} "
+                             "(e.g. `rocm-spirv --completion bash > ~/.local/share/bash-completion/completions/"
+                             "rocm-spirv`)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"rocm_spirv.commands.{name}").register(sub)
     # Unknown options are reported by the command they were given to, which knows its own options.
     for leaf in _leaves(parser):
         leaf.set_defaults(_leaf=leaf)
+        teach(leaf.prog.removeprefix("rocm-spirv").strip(), leaf)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    # Under a completion request (the shell sets _ARGCOMPLETE) this answers and exits; else it returns.
+    argcomplete.autocomplete(parser)
     args, extra = parser.parse_known_args(argv)
     if extra:
         leaf: argparse.ArgumentParser = getattr(args, "_leaf", parser)
         leaf.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.cmakedir:
         print(cmake_dir())
+        return 0
+    if args.completion:
+        print(shellcode(["rocm-spirv"], shell=args.completion), end="")
         return 0
     if not getattr(args, "func", None):
         parser.print_help()

@@ -22,6 +22,7 @@ SCHEMA_IDS: dict[str, str] = {
     "migrate": "rocm-spirv/migrate-report/1",
     "wheel metadata": "rocm-spirv/wheel-metadata/1",
     "wheel repair": "rocm-spirv/wheel-repair/1",
+    "config": "rocm-spirv/config/1",
 }
 
 

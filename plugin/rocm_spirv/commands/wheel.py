@@ -19,19 +19,21 @@ def register(sub: Any) -> None:
     m = wsub.add_parser("metadata", help="print a wheel's rocm_spirv.json record; with --targets and "
                         "--output, write one (what rocm_spirv_wheel_metadata runs at install)")
     m.add_argument("wheels", type=Path, nargs="*", metavar="WHEEL", help="wheel(s) to read the record of")
-    m.add_argument("--json", action="store_true", help="print the records as JSON (a list, one per wheel)")
+    m.add_argument("--json", action="store_true", help="print the records as JSON ({wheels: [...]}, one per wheel)")
     m.add_argument("--targets", type=Path, help="write mode: tab-separated list from RocmSpirvWheel.cmake")
     m.add_argument("--output", type=Path, help="write mode: where rocm_spirv.json goes")
-    m.add_argument("--compiler", default="")
-    m.add_argument("--compiler-id", default="")
-    m.add_argument("--compiler-version", default="")
-    m.add_argument("--project", default="")
-    m.add_argument("--default-offload", default="")
+    m.add_argument("--compiler", default="", help="write mode: the CMAKE_HIP_COMPILER that built the wheel")
+    m.add_argument("--compiler-id", default="", help="write mode: CMAKE_HIP_COMPILER_ID (Clang)")
+    m.add_argument("--compiler-version", default="", help="write mode: CMAKE_HIP_COMPILER_VERSION")
+    m.add_argument("--project", default="", help="write mode: the CMake project name")
+    m.add_argument("--default-offload", default="",
+                   help="write mode: ROCM_SPIRV_OFFLOAD of the build (native, spirv or hybrid)")
     m.set_defaults(func=_metadata)
 
     r = wsub.add_parser("repair", help="auditwheel repair, leaving the HIP runtime out of the wheel")
-    r.add_argument("wheels", type=Path, nargs="+", metavar="WHEEL")
-    r.add_argument("-w", "--wheel-dir", type=Path, default=Path("wheelhouse"))
+    r.add_argument("wheels", type=Path, nargs="+", metavar="WHEEL", help="wheel(s) built by pip wheel to repair")
+    r.add_argument("-w", "--wheel-dir", type=Path, default=Path("wheelhouse"),
+                   help="folder for the repaired wheels (default wheelhouse, as auditwheel)")
     r.add_argument("--plat", help="manylinux tag (default: auditwheel's choice)")
     r.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="another library not to vendor, beside the HIP runtime "
@@ -73,7 +75,7 @@ def _write(args: argparse.Namespace) -> int:
         targets = metadata.parse_targets(args.targets.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise UserError(f"{args.targets}: {err}", "re-run cmake to regenerate the target list") from None
-    compiler = {"path": args.compiler, "id": args.compiler_id, "version": args.compiler_version}
+    compiler = metadata.compiler_json(args.compiler, args.compiler_id, args.compiler_version)
     try:
         record = metadata.build_record(targets, compiler, args.project, args.default_offload)
     except FormatError as err:
