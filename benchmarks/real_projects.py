@@ -31,6 +31,7 @@ import re
 import resource
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -148,9 +149,13 @@ def run_step(argv: list[str], log: Path, cwd: Path | None = None) -> Step:
         try:
             rc: int | None = proc.wait(timeout=STEP_TIMEOUT)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             rc = None
+        except BaseException:
+            # Interrupted or terminated: the step's own session goes with us.
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Step(argv, rc, round(time.monotonic() - start, 2), round(cpu, 2))
@@ -333,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label", default="")
     ap.add_argument("--compiler", default="auto")
     a = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds, so the running step is stopped
     modes = [m for m in a.modes.split(",") if m]
     build_types = [b for b in a.build_types.split(",") if b]
     if not set(modes) <= set(MODES) or not modes:
