@@ -337,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "rocm-spirv-real-projects")
     ap.add_argument("--label", default="")
     ap.add_argument("--compiler", default="auto")
+    ap.add_argument("--tool-commit", default="", help="rocm-spirv commit to record (default: git rev-parse HEAD)")
     a = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds, so the running step is stopped
     modes = [m for m in a.modes.split(",") if m]
@@ -356,8 +357,8 @@ def main(argv: list[str] | None = None) -> int:
             gen += ["--native-archs", NATIVE_ARCHS]
         subprocess.run(gen, check=True, capture_output=True)
         tcs[mode] = tc
-    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                         check=False).stdout.strip()
+    rev = a.tool_commit or subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                          capture_output=True, text=True, check=False).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "plugin", "cmake", "templates"],
                            capture_output=True, text=True, check=False).stdout.strip()
     doctor = subprocess.run([*cli, "doctor", "--json"], capture_output=True, text=True, check=False).stdout
