@@ -152,3 +152,59 @@ def test_the_page_s_commands_run_as_written(tmp_path: Path) -> None:
                               text=True, check=False, timeout=120)
         assert done.returncode == 0, (block, done.stderr)
     assert "_python_argcomplete" in (tmp_path / ".local/share/bash-completion/completions/rocm-spirv").read_text()
+
+
+def test_one_meaning_per_flag_and_old_spellings_still_work(tmp_path: Path) -> None:
+    from rocm_spirv.cli import _leaves
+    from rocm_spirv.commands.flags import MEANINGS
+
+    # Every option two commands share is declared once with its meaning (a new shared flag is a decision).
+    used = {o for leaf in _leaves(build_parser()) for a in leaf._actions for o in a.option_strings
+            if o.startswith("--") and o != "--help" and a.help is not argparse.SUPPRESS}
+    undeclared = sorted(o for o in used if o not in MEANINGS and not _single_command(o))
+    assert undeclared == []
+    # The renamed flags: the old spelling does what the new one does, and says so once on stderr.
+    collection = str(REPO / "tests" / "data" / "example_collection")
+    old = run_cli("migrate", collection, "--format", "json")
+    new = run_cli("migrate", collection, "--output-format", "json")
+    assert old.returncode == new.returncode == 0 and old.stdout == new.stdout and new.stderr == ""
+    assert old.stderr == ("rocm-spirv: warning: --format is deprecated; use --output-format "
+                          "(the old spelling goes in the next release)\n")
+    generated = run_cli("toolchain", "generate", "--output-format", "json", "--compiler", "/nonexistent/clang++")
+    assert generated.returncode == 2  # parsed (the compiler is the problem), not an unknown option
+    assert "--output-format" not in generated.stderr
+
+
+def _single_command(option: str) -> bool:
+    """Options only one command has need no shared meaning."""
+    from rocm_spirv.cli import _leaves
+
+    return sum(option in {o for a in leaf._actions for o in a.option_strings} for leaf in _leaves(build_parser())) == 1
+
+
+def test_color_follows_the_flag_and_no_color(tmp_path: Path) -> None:
+    import os
+
+    collection = str(REPO / "tests" / "data" / "example_collection")
+
+    def ansi(*argv: str, **env: str) -> bool:
+        done = subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", collection, "--output-format", "table",
+                               *argv], capture_output=True, text=True, check=False, timeout=120,
+                              env={**{k: v for k, v in os.environ.items() if k != "NO_COLOR"},
+                                   "PYTHONPATH": str(REPO / "plugin"), **env})
+        assert done.returncode == 0, done.stderr
+        return "\x1b[" in done.stdout
+
+    assert not ansi()  # a pipe: auto means no color
+    assert ansi("--color", "always") and not ansi("--color", "never")
+    assert ansi("--color", "always", NO_COLOR="1")  # a flag wins over the environment (no-color.org)
+    # -q and --color are accepted by every command, after it, as users type them.
+    for leaf in _all_leaves():
+        options = {o for a in leaf._actions for o in a.option_strings}
+        assert {"-q", "--quiet", "--color"} <= options, leaf.prog
+
+
+def _all_leaves() -> list[argparse.ArgumentParser]:
+    from rocm_spirv.cli import _leaves
+
+    return list(_leaves(build_parser()))
