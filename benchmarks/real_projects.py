@@ -77,6 +77,8 @@ FAILURE_RULES: tuple[Rule, ...] = (
        r".*(not found|NOTFOUND|No such file).*$"),
     _r("tool", "the prefix lacks ROCm's llvm/bin tools or hipconfig",
        r"^.*(Skipped|skipping).*(llvm-mc|clang-offload-bundler|llvm-dis|hipconfig).*$"),
+    _r("tool", "the prefix lacks ROCm's llvm/bin tools or hipconfig",
+       r"^.*Could not find \w+ using the following names: (llvm-mc|clang-offload-bundler|llvm-dis|hipconfig).*$"),
     _r("tool", "rocm-cmake >= 0.11 is missing (ROCMConfig, rocm_check_target_ids)",
        r"^.*(provided by \"ROCM\"|ROCMConfig\.cmake|rocm_check_target_ids).*$"),
     _r("tool", "a binary's device entries do not match its mode (--require)", r"^require .*$"),
