@@ -199,12 +199,15 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
     report.defines = set(DEFINE_NAME.findall(stripped)) if "define" in stripped else set()
     # The build defines its per-arch macros for the host pass too: a .cpp without device functions tests
     # them in host code (a warning about the chosen GPU), not in the device code SPIR-V changes.
-    build_scope = path.lower().endswith(BUILD_SCOPE_SUFFIXES) or DEVICE_CODE.search(stripped) is not None
+    scope: list[bool] = []  # decided on the first _GFX name: most files have none
 
     def build(name: str) -> bool:
         """A per-arch macro the build defines (no #define here; the scan checks the other files)."""
-        return build_scope and "_GFX" in name and name not in report.defines and \
-            BUILD_ARCH_MACRO.fullmatch(name) is not None
+        if "_GFX" not in name or name in report.defines or BUILD_ARCH_MACRO.fullmatch(name) is None:
+            return False
+        if not scope:
+            scope.append(path.lower().endswith(BUILD_SCOPE_SUFFIXES) or DEVICE_CODE.search(stripped) is not None)
+        return scope[0]
 
     def lookup(name: str) -> Value:
         return 0 if (name in derived and name not in report.live_macros) or build(name) else lookup_device(name)
