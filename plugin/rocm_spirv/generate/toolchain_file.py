@@ -120,6 +120,12 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
                         "run `rocm-spirv doctor`, or pass --compiler to a clang >= 22 "
                         "(`rocm-spirv toolchain provision`)")
     check_archs(req.native_archs, compiler)
+    if (req.launcher and req.launcher.kind == "ccache" and req.mode != "native" and not compiler.provisioned_prefix
+            and any(f.startswith("-fvisibility") for f in compiler.spirv_flags)):
+        raise UserError(f"ccache cannot launch {compiler.path} for {req.mode} builds: ccache drops the "
+                        "-Xarch_amdgcnspirv -fvisibility=default pair the SPIR-V compile needs",
+                        "use a provisioned prefix (`rocm-spirv toolchain provision`, its clang++ adds the "
+                        "flags itself) or --launcher sccache")
     refuse_newlines(compiler=compiler.path, native_archs=req.native_archs, prefix=compiler.provisioned_prefix,
                     python=sys.executable, package=str(cmake_dir()), flags=compiler.spirv_flags)
     cxx = cmake_safe_compiler(compiler.path)
