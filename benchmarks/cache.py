@@ -192,7 +192,16 @@ def main() -> int:
     ap.add_argument("--launchers", default="ccache,sccache")
     ap.add_argument("--modes", default="spirv,native,hybrid")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "cache")
+    ap.add_argument("--render", nargs="*", type=Path, default=None,
+                    help="only merge these result JSON files into --out (runs done apart)")
     args = ap.parse_args()
+    if args.render is not None:
+        merged = [r for f in args.render for r in json.loads(f.read_text())["results"]]
+        doc = {"schema": "rocm-spirv.bench.cache/1", "host": platform.node(), "cpus": os.cpu_count(),
+               "results": merged}
+        args.out.with_suffix(".json").write_text(json.dumps(doc, indent=2) + "\n")
+        args.out.with_suffix(".md").write_text(render(merged))
+        return 0
     from rocm_spirv.toolchain.triton import fetch
 
     wheel = fetch()

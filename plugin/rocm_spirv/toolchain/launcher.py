@@ -119,6 +119,17 @@ def prefix_key(prefix: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def content_key(prefix: Path) -> str:
+    """prefix_key plus the bytes of the device libraries and the ROCm headers: for build engines
+    that key actions on declared inputs only (Bazel's compile actions name the compiler by path)."""
+    h = hashlib.sha256(prefix_key(prefix).encode())
+    for root in (prefix / "amdgcn" / "bitcode", prefix / "include"):
+        for path in sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []:
+            h.update(f"{path.relative_to(prefix)}\n".encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:32]
+
+
 def _check_safe(what: str, values: list[str]) -> None:
     for v in values:
         bad = [c for c in UNSAFE if c in v]
