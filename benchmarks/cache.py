@@ -133,6 +133,18 @@ def launcher_session(launcher: Launcher, env: dict[str, str]) -> Iterator[None]:
             subprocess.run([launcher.path, "--stop-server"], env=env, capture_output=True, check=False)
 
 
+def sccache_server_cpu(env: dict[str, str]) -> float:
+    """CPU seconds of the sccache server of env and its waited-for compilers: the compiles run
+    there, not under cmake, so the build's own CPU time leaves them out."""
+    port = env.get("SCCACHE_SERVER_PORT", "")
+    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True, check=False).stdout
+    if "pid=" not in out:
+        return 0.0
+    pid = out.split("pid=")[1].split(",")[0]
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
 
@@ -151,7 +163,10 @@ def measure(launcher: Launcher, mode: str, a: Machine, b: Machine, port: int, wo
     for step, machine, tc, env in steps:
         with launcher_session(launcher, env):
             zero_stats(launcher, env)
+            server0 = sccache_server_cpu(env) if launcher.kind == "sccache" else 0.0
             times = machine.build(f"{launcher.kind}-{mode}-{step}", tc, env)
+            if launcher.kind == "sccache":
+                times["build_cpu_s"] = round(times["build_cpu_s"] + sccache_server_cpu(env) - server0, 2)
             stats = read_stats(launcher, env)
         out[step] = {**times, "hits": stats.hits, "misses": stats.misses, "uncacheable": stats.uncacheable}
         print(launcher.kind, mode, step, out[step], flush=True)
@@ -166,7 +181,8 @@ def render(results: list[dict[str, object]]) -> str:
     lines = ["# Compiler caches on samples/hip_library", "",
              "`nice -n 10 .venv/bin/python benchmarks/cache.py` on a shared 2-core machine (noisy: CPU time "
              "beside wall time). `cmake --build` only; configure is timed apart in the JSON. Hits/misses "
-             "are the cache's own counts for the whole build (5 HIP sources, 1 C++ source).",
+             "are the cache's own counts for configure + build: 6 HIP sources and CMake's 2 "
+             "compiler-ABI probes (C++, HIP).",
              "native = " + ";".join(NATIVE) + "; hybrid = amdgcnspirv;" + ";".join(NATIVE)
              + f"; add-gpu adds {EXTRA_GPU}. Shared-warm: machine B (other HOME, checkout and prefix path, "
              "empty local cache) builds from the Redis cache machine A filled.", "",

@@ -276,3 +276,28 @@ def test_second_machine_builds_from_the_shared_cache(kind: str, redis_port: int,
             hits[name] = read_stats(launcher, cenv)
     assert hits["A"].misses >= 6 and hits["A"].hits == 0, hits
     assert hits["B"].hits == hits["A"].misses and hits["B"].misses == 0, hits
+
+
+def test_docs_caching_commands_run(user_prefix: Path, tmp_path: Path) -> None:
+    """docs/caching.md runs as written: every line of its `sh` blocks, in a copy of samples/hip_library."""
+    import re
+
+    launcher_of("ccache")
+    launcher_of("sccache")
+    text = (REPO / "docs" / "caching.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M)
+    lines = [ln for b in blocks for ln in b.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    assert any("--launcher ccache" in ln for ln in lines)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "rocm-spirv").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m rocm_spirv "$@"\n')
+    (bin_dir / "rocm-spirv").chmod(0o755)
+    project = tmp_path / "hip_library"
+    shutil.copytree(REPO / "samples" / "hip_library", project)
+    env = {**os.environ, "PATH": f"{bin_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}",
+           "XDG_DATA_HOME": str(tmp_path / "data"), "ROCM_SPIRV_PREFIX": str(user_prefix)}
+    for line in lines:
+        proc = subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=project, env=env, capture_output=True,
+                              text=True, check=False, timeout=600)
+        assert proc.returncode == 0, f"{line}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    assert "SCCACHE_EXTRAFILES=" in (project / ".rocm-spirv" / "spirv.cmake").read_text()
