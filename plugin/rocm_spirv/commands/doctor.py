@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import jsondoc
 from rocm_spirv.doctor import PROGRAM, diagnose, native_arch
 from rocm_spirv.offload import Mode, spirv_device_flags
 from rocm_spirv.toolchain.cachecheck import CacheCheck, check_all
@@ -35,7 +35,7 @@ def _run(args: argparse.Namespace) -> int:
     launchers = found_launchers()
     caches = (check_caches(d.compiler, launchers) if args.caches and d.compiler is not None else [])
     if args.json:
-        print(json.dumps({
+        print(jsondoc.dumps("doctor", {
             "ok": d.ok,
             "compiler": d.compiler.to_json() if d.compiler else None,
             "checks": [asdict(c) for c in d.checks],
@@ -43,7 +43,7 @@ def _run(args: argparse.Namespace) -> int:
             "candidates": [r.to_json() for r in results],
             "launchers": [la.to_json() for la in launchers],
             "caches": [asdict(c) for c in caches],
-        }, indent=2))
+        }))
         return 0 if d.ok and all(c.ok for c in caches) else 1
     # Plain lines, not a table: paths and remedies stay whole in a pipe or an 80-column log.
     width = max(len(c.name) for c in d.checks)
