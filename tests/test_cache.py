@@ -301,3 +301,17 @@ def test_docs_caching_commands_run(user_prefix: Path, tmp_path: Path) -> None:
                               text=True, check=False, timeout=600)
         assert proc.returncode == 0, f"{line}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
     assert "SCCACHE_EXTRAFILES=" in (project / ".rocm-spirv" / "spirv.cmake").read_text()
+
+
+def test_compare_passes_the_launcher_to_every_variant(user_prefix: Path) -> None:
+    launcher = launcher_of("ccache")
+    from rocm_spirv.compare.model import Variant
+    from rocm_spirv.compare.runner import Setup, generate_command, toolchain_file
+    from rocm_spirv.toolchain.choose import resolve
+
+    setup = Setup(REPO / "samples" / "hip_library", resolve(str(user_prefix / "bin" / "clang++"), "spirv"), 1,
+                  launcher=launcher)
+    for variant in (Variant("spirv", "spirv", ()), Variant("native", "native", ("gfx942",))):
+        assert "extra_files_to_hash=" in toolchain_file(setup, variant).text
+        cmd = generate_command(setup, variant, Path("x"))
+        assert cmd[cmd.index("--launcher") + 1] == launcher.path
