@@ -315,3 +315,20 @@ def test_compare_passes_the_launcher_to_every_variant(user_prefix: Path) -> None
         assert "extra_files_to_hash=" in toolchain_file(setup, variant).text
         cmd = generate_command(setup, variant, Path("x"))
         assert cmd[cmd.index("--launcher") + 1] == launcher.path
+
+
+def test_ccache_is_refused_where_it_would_drop_the_spirv_flags() -> None:
+    """A clang that is not a rocm-spirv prefix needs `-Xarch_amdgcnspirv -fvisibility=default` on the
+    command line, which ccache 4.x drops: refused with the reason, sccache accepted."""
+    clang = Path("/usr/lib/llvm-22/bin/clang++")
+    if not clang.is_file():
+        pytest.skip("clang-22 is not installed (apt-get install clang-22)")
+    from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
+    from rocm_spirv.toolchain.choose import resolve
+
+    compiler = resolve(str(clang), "spirv")
+    with pytest.raises(UserError, match="ccache drops the -Xarch_amdgcnspirv"):
+        render(ToolchainRequest("spirv", launcher=launcher_of("ccache")), compiler)
+    text = render(ToolchainRequest("spirv", launcher=launcher_of("sccache")), compiler).text
+    assert "CMAKE_${_rocm_spirv_lang}_COMPILER_LAUNCHER" in text
+    assert "native" in render(ToolchainRequest("native", launcher=launcher_of("ccache")), compiler).text
