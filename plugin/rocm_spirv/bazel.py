@@ -17,6 +17,7 @@ from rocm_spirv.generate.ownership import Plan, plan_write, stamp, write_planned
 from rocm_spirv.offload import device_debug_opted_in, spirv_device_flags
 from rocm_spirv.resources import templates_dir
 from rocm_spirv.toolchain.choose import resolve
+from rocm_spirv.toolchain.launcher import content_key
 from rocm_spirv.toolchain.probe import ProbeResult
 
 DEFAULT_OUTPUT = Path("rocm_spirv")
@@ -36,6 +37,8 @@ class BazelConfig:
     default_copts: list[str] = field(default_factory=list)
     hip_runtime: str | None = None
     default_archs: list[str] = field(default_factory=lambda: list(DEFAULT_ARCHS))
+    # What the compiler links and includes without Bazel seeing it (docs/caching.md).
+    prefix_key: str = ""
 
     @classmethod
     def from_probe(cls, r: ProbeResult) -> BazelConfig:
@@ -54,6 +57,8 @@ class BazelConfig:
             default_copts=[] if r.device_libs else ["-nogpulib"],
             hip_runtime=r.hip_runtime,
             default_archs=default,
+            prefix_key=(content_key(Path(r.provisioned_prefix)) if r.provisioned_prefix
+                        else f"{r.path} {r.version}"),
         )
 
 
@@ -130,6 +135,7 @@ def render(cfg: BazelConfig, out: Path, force: bool = False) -> list[Path]:
         "gfx_targets": cfg.gfx_targets,
         "default_copts": cfg.default_copts,
         "default_archs": cfg.default_archs,
+        "prefix_key": cfg.prefix_key,
         "hip_runtime": str(runtime) if runtime else None,
         "hip_runtime_dir": str(runtime.parent) if runtime else None,
         "hip_runtime_name": runtime.name if runtime else None,

@@ -25,6 +25,7 @@ from rocm_spirv.resources import _PKG
 from rocm_spirv.term import console as make_console
 from rocm_spirv.term import esc, plain, progress_wanted
 from rocm_spirv.toolchain.choose import choose, probe_all
+from rocm_spirv.toolchain.launcher import resolve_launcher
 
 
 def default_project(sample: str = "hip_library") -> Path:
@@ -75,6 +76,9 @@ def register(sub: Any) -> None:
                    help="skip measuring the first-launch JIT work on the baseline build (an offline proxy: "
                         "device-library link, opt, llc, ld.lld per HIP source)")
     p.add_argument("--compiler", help="clang++ to use (default: discovered)")
+    p.add_argument("--launcher", metavar="ccache|sccache|PATH",
+                   help="compiler launcher for every variant's build (default: $ROCM_SPIRV_LAUNCHER, else none); "
+                        "build times then include the cache's hits (docs/caching.md)")
     p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
     p.add_argument("--against", type=Path, metavar="REPORT_JSON",
                    help="check this run against an earlier report.json: identical sizes, "
@@ -123,7 +127,8 @@ def _run(args: argparse.Namespace) -> int:
                         "use clang 18 or newer, or drop --compress")
     variants = planning.variants(archs, native, scaling, compress, baseline)
     setup = Setup(project, comp, args.jobs, wheel=args.wheel, build_isolation=not args.no_build_isolation,
-                  defines=defines, targets=tuple(args.targets), jit=not args.no_jit)
+                  defines=defines, targets=tuple(args.targets), jit=not args.no_jit,
+                  launcher=resolve_launcher(args.launcher))
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
                 "spirv_flags": comp.spirv_flags}
     console = make_console(stderr=args.json)
