@@ -3,8 +3,10 @@ rocm_spirv.offload give the same modes, target lists and SPIR-V device flags."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,8 +14,10 @@ import pytest
 from cmakebuild import tool
 from conftest import REPO
 from rocm_spirv import offload
+from rocm_spirv.bazel import BazelConfig
 from rocm_spirv.generate import presets
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, _lists
+from rocm_spirv.toolchain.probe import ProbeResult
 
 ARCH_TEXTS = ["", "gfx942", "gfx942,gfx1100", " gfx90a:xnack+ ; gfx11-generic ,", "gfx942;gfx942;amdgcnspirv",
               ",,;", "amdgcnspirv"]
@@ -129,3 +133,64 @@ def test_config_header_names_every_public_function_and_option() -> None:
         assert f"#   {name}" in header, name
     properties = header[header.index("# Target properties"):]
     assert "#   ROCM_SPIRV_OFFLOAD" in properties and "#   ROCM_SPIRV_ARCHS" in properties
+
+
+# Never empty: flags.bzl fails analysis on an empty --@rocm_spirv//:archs.
+BAZEL_ARCHS = [["gfx942"], ["gfx90a:xnack+", "gfx1100"]]
+
+
+def bazel_side(tmp_path: Path, bazel: str, cases: dict[str, tuple[str, list[str], list[str]]]) -> dict[str, list[str]]:
+    """toolchain.bzl's offload_flags, evaluated by Bazel itself: a BUILD file prints each case at load time."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for name in ("flags.bzl", "toolchain.bzl"):
+        shutil.copy(REPO / "templates" / "bazel" / name, ws / name)
+    (ws / "WORKSPACE").write_text("")
+    lines = ['load(":toolchain.bzl", "offload_flags")']
+    for key, (mode, archs, flags) in cases.items():
+        lines.append(f"print({json.dumps(key + '=')} + json.encode(offload_flags({json.dumps(mode)}, "
+                     f"{json.dumps(archs)}, {json.dumps(flags)})))")
+    (ws / "BUILD.bazel").write_text("\n".join(lines) + "\n")
+    proc = subprocess.run([bazel, f"--output_user_root={tmp_path / 'root'}", "--max_idle_secs=5", "query",
+                           "--noshow_progress", "//:all"], cwd=ws, capture_output=True, text=True, check=False,
+                          timeout=300)
+    subprocess.run([bazel, f"--output_user_root={tmp_path / 'root'}", "shutdown"], cwd=ws, capture_output=True,
+                   check=False, timeout=120)
+    out: dict[str, list[str]] = {}
+    for line in proc.stderr.splitlines():
+        m = re.search(r"DEBUG: .*?: (\w+)=(\[.*\])$", line)
+        if m:
+            out[m.group(1)] = json.loads(m.group(2))
+    assert out.keys() == cases.keys(), proc.stderr[-2000:]
+    return out
+
+
+def test_bazel_and_python_agree(tmp_path: Path) -> None:
+    """The generated @rocm_spirv repository puts the same device code and SPIR-V flags on a compile
+    as the Python and CMake homes: in hybrid mode -fvisibility=default reaches only the SPIR-V pass."""
+    bazel = shutil.which("bazel") or shutil.which("bazelisk")
+    if bazel is None:
+        pytest.skip("bazel is not on PATH (apt-get install bazel-bootstrap)")
+    cases: dict[str, tuple[str, list[str], list[str]]] = {}
+    expected: dict[str, list[str]] = {}
+    for i, probed in enumerate(PROBED):
+        cfg = BazelConfig.from_probe(ProbeResult(path="/x/clang++", source="explicit", argv=["/x/clang++"],
+                                                 version="22.1.8", hip=True, spirv_path="in-tree",
+                                                 spirv_flags=probed, gfx_targets=["gfx90a", "gfx942"]))
+        assert cfg.spirv_flags is not None
+        for j, archs in enumerate(BAZEL_ARCHS):
+            for mode in offload.MODES:
+                key = f"k{i}x{j}{mode}"
+                cases[key] = (mode, archs, cfg.spirv_flags)
+                targets = offload.offload_list(mode, archs)
+                flags = offload.spirv_device_flags(probed) if offload.SPIRV_TARGET in targets else []
+                expected[key] = [f"--offload-arch={t}" for t in targets] + flags
+    got = bazel_side(tmp_path, bazel, cases)
+    for key, want in expected.items():
+        # Bazel orders SPIR-V flags after the amdgcnspirv entry; what reaches the compiler is the same set.
+        arch_of = [w for w in got[key] if w.startswith("--offload-arch=")]
+        assert arch_of == [w for w in want if w.startswith("--offload-arch=")], (key, got[key], want)
+        assert [w for w in got[key] if w not in arch_of] == [w for w in want if w not in arch_of], (key, got[key])
+    hybrid = got["k2x0hybrid"]
+    assert hybrid == ["--offload-arch=amdgcnspirv", "-use-spirv-backend", "-Xarch_amdgcnspirv",
+                      "-fvisibility=default", "--offload-arch=gfx942"]

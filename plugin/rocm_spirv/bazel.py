@@ -13,6 +13,7 @@ from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import refuse_newlines
 from rocm_spirv.generate.ownership import Plan, plan_write, stamp, write_planned
+from rocm_spirv.offload import spirv_device_flags
 from rocm_spirv.resources import templates_dir
 from rocm_spirv.toolchain.choose import resolve
 from rocm_spirv.toolchain.probe import ProbeResult
@@ -29,7 +30,9 @@ class BazelConfig:
     compiler: str
     clang_version: str
     source: str
-    spirv_flags: list[str] | None  # None: the compiler cannot emit amdgcnspirv
+    # Flags for the amdgcnspirv target, already scoped to it (offload.spirv_device_flags): toolchain.bzl
+    # puts them on every compile, host and native passes included. None: the compiler cannot emit amdgcnspirv.
+    spirv_flags: list[str] | None
     gfx_targets: list[str]
     default_copts: list[str] = field(default_factory=list)
     hip_runtime: str | None = None
@@ -45,7 +48,7 @@ class BazelConfig:
             compiler=r.path,
             clang_version=r.version or "unknown",
             source=r.source,
-            spirv_flags=list(r.spirv_flags) if r.can_spirv else None,
+            spirv_flags=spirv_device_flags(r.spirv_flags) if r.can_spirv else None,
             gfx_targets=list(r.gfx_targets),
             # Without ROCm device libraries gfx code links none; SPIR-V gets them at JIT time.
             default_copts=[] if r.device_libs else ["-nogpulib"],
