@@ -21,6 +21,11 @@ from rocm_spirv.toolchain.probe import ProbeResult
 
 ARCH_TEXTS = ["", "gfx942", "gfx942,gfx1100", " gfx90a:xnack+ ; gfx11-generic ,", "gfx942;gfx942;amdgcnspirv",
               ",,;", "amdgcnspirv"]
+# Flags that name GPU targets, and options that do not. CUDA's and MUSA's values (sm_80, mp_21) are
+# left out: CMake's regex still strips them from a retargeted HIP target, Python does not count them.
+FLAG_WORDS = ["--offload-arch=gfx942", "--offload-arch=gfx90a:xnack+,gfx1100", "--amdgpu-target=gfx906",
+              "-amdgpu-target=gfx9-4-generic", "--cuda-gpu-arch=gfx1030", "--offload-arch=amdgcnspirv",
+              "-mcpu=gfx942", "--offload-arch", "-fgpu-rdc", "-Xarch_amdgcnspirv"]
 PROBED = [[], ["-use-spirv-backend"], ["-use-spirv-backend", "-fvisibility=default"], ["-fvisibility=protected"]]
 
 SCRIPT = """
@@ -33,6 +38,15 @@ _rocm_spirv_modes(m)
 emit(modes ${{m}})
 _rocm_spirv_spirv_target(s)
 emit(spirv ${{s}})
+_rocm_spirv_generic_archs(g)
+emit(generic ${{g}})
+_rocm_spirv_arch_flag_re(re)
+foreach(flag IN ITEMS {flags})
+  if(flag MATCHES "^${{re}}$")
+    list(APPEND amd "${{flag}}")
+  endif()
+endforeach()
+emit(archflags ${{amd}})
 {body}
 """
 
@@ -47,7 +61,7 @@ def cmake_side(tmp_path: Path) -> dict[str, list[str]]:
         body.append(f"_rocm_spirv_device_flags(f {' '.join(flags)})\nemit(flags{i} ${{f}})")
     script = tmp_path / "vocabulary.cmake"
     script.write_text(SCRIPT.format(module=(REPO / "cmake" / "RocmSpirvOffload.cmake").as_posix(),
-                                    body="\n".join(body)))
+                                    body="\n".join(body), flags=" ".join(FLAG_WORDS)))
     proc = subprocess.run([tool("cmake"), "-P", str(script)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     out: dict[str, list[str]] = {}
@@ -58,7 +72,9 @@ def cmake_side(tmp_path: Path) -> dict[str, list[str]]:
 
 
 def python_side() -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {"modes": list(offload.MODES), "spirv": [offload.SPIRV_TARGET]}
+    out: dict[str, list[str]] = {"modes": list(offload.MODES), "spirv": [offload.SPIRV_TARGET],
+                                 "generic": list(offload.GENERIC_TARGETS),
+                                 "archflags": [f for f in FLAG_WORDS if offload.is_amd_arch_flag(f)]}
     for i, text in enumerate(ARCH_TEXTS):
         archs = offload.parse_archs(text)
         out[f"parse{i}"] = list(archs)
@@ -93,6 +109,10 @@ def test_the_vocabulary_says_something() -> None:
     assert py["offload4hybrid"] == ["amdgcnspirv", "gfx942"] and py["offload4native"] == ["gfx942"]
     assert py["offload0native"] == [] and py["offload0spirv"] == ["amdgcnspirv"]
     assert py["flags2"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default"]
+    assert {"gfx9-4-generic", "gfx11-7-generic", "gfx12-5-generic", "gfx13-generic"} <= set(py["generic"])
+    assert py["archflags"] == FLAG_WORDS[:6]
+    assert not any(offload.is_amd_arch_flag(f) for f in ("--offload-arch=sm_80", "--offload-arch=mp_21",
+                                                         "--cuda-gpu-arch=compute_90"))
 
 
 def test_python_users_share_the_vocabulary() -> None:
