@@ -28,7 +28,7 @@ from pathlib import Path
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import locked, sha256_file, umask, write_atomic
-from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, runtime_stub, triton, wrappers
+from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, runtime_stub, spirv_path, triton, wrappers
 from rocm_spirv.toolchain.llvm import Llvm, find_llvm, gfx_targets
 
 MANIFEST = "manifest.json"
@@ -52,6 +52,9 @@ class Manifest:
     # Paths outside the prefix it needs at run time: doctor checks they still exist.
     external: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    # The SPIR-V path (toolchain/spirv_path.py) a real compile chose when provisioning; the wrappers
+    # apply it to compiles that choose none. None in prefixes made before it was recorded.
+    spirv_path: str | None = None
 
     def key(self) -> tuple[object, ...]:
         return tuple(v for k, v in sorted(asdict(self).items()))
@@ -116,7 +119,9 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
     external = [str(llvm.clang)] + ([str(bundler)] if bundler else [])
     if llvm.kind == "ziglang":
         external += _ziglang_resource_dir(root, llvm)
-    wrappers.write(root, final, llvm, bundler)
+    with tempfile.TemporaryDirectory(prefix="rocm-spirv-spirv-path-") as tmp:
+        chosen = spirv_path.decide(_host_cc(llvm), llvm.clang, llvm.major, Path(tmp))
+    wrappers.write(root, final, llvm, bundler, chosen.path)
     hip_version, guarded = headers.install(root, wheel)
     targets = gfx_targets(llvm.driver())
     if not targets:
@@ -130,7 +135,7 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
         schema=MANIFEST_SCHEMA, rocm_spirv=__version__, llvm_kind=llvm.kind, llvm_version=llvm.version,
         llvm_clang=str(llvm.clang), llvm_why=llvm.why, triton_wheel=wheel.name, hip_version=hip_version,
         bundler=str(bundler) if bundler else None, gfx_targets=targets, guarded_headers=guarded,
-        runtime_stub=stub.path.name, external=external, files=files,
+        runtime_stub=stub.path.name, external=external, files=files, spirv_path=chosen.path,
     )
 
 
