@@ -4,6 +4,7 @@ rocm_spirv.offload give the same modes, target lists and SPIR-V device flags."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -58,7 +59,9 @@ def cmake_side(tmp_path: Path) -> dict[str, list[str]]:
         for mode in offload.MODES:
             body.append(f"_rocm_spirv_offload_list(o {mode} ${{a}})\nemit(offload{i}{mode} ${{o}})")
     for i, flags in enumerate(PROBED):
-        body.append(f"_rocm_spirv_device_flags(f {' '.join(flags)})\nemit(flags{i} ${{f}})")
+        for debug in (False, True):
+            body.append(f"_rocm_spirv_device_flags(f {'ON' if debug else 'OFF'} {' '.join(flags)})\n"
+                        f"emit(flags{i}{debug} ${{f}})")
     script = tmp_path / "vocabulary.cmake"
     script.write_text(SCRIPT.format(module=(REPO / "cmake" / "RocmSpirvOffload.cmake").as_posix(),
                                     body="\n".join(body), flags=" ".join(FLAG_WORDS)))
@@ -81,7 +84,8 @@ def python_side() -> dict[str, list[str]]:
         for mode in offload.MODES:
             out[f"offload{i}{mode}"] = list(offload.offload_list(mode, archs))
     for i, flags in enumerate(PROBED):
-        out[f"flags{i}"] = offload.spirv_device_flags(flags)
+        for debug in (False, True):
+            out[f"flags{i}{debug}"] = offload.spirv_device_flags(flags, device_debug=debug)
     return out
 
 
@@ -108,7 +112,11 @@ def test_the_vocabulary_says_something() -> None:
     assert py["parse3"] == ["gfx90a:xnack+", "gfx11-generic"]
     assert py["offload4hybrid"] == ["amdgcnspirv", "gfx942"] and py["offload4native"] == ["gfx942"]
     assert py["offload0native"] == [] and py["offload0spirv"] == ["amdgcnspirv"]
-    assert py["flags2"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default"]
+    # Debug info leaves the SPIR-V device pass of the in-tree backend unless opted in.
+    assert py["flags2False"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default",
+                                 "-Xarch_amdgcnspirv", "-g0"]
+    assert py["flags2True"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default"]
+    assert py["flags3False"] == ["-Xarch_amdgcnspirv", "-fvisibility=protected"]
     assert {"gfx9-4-generic", "gfx11-7-generic", "gfx12-5-generic", "gfx13-generic"} <= set(py["generic"])
     assert py["archflags"] == FLAG_WORDS[:6]
     assert not any(offload.is_amd_arch_flag(f) for f in ("--offload-arch=sm_80", "--offload-arch=mp_21",
@@ -203,7 +211,8 @@ def test_bazel_and_python_agree(tmp_path: Path) -> None:
                 key = f"k{i}x{j}{mode}"
                 cases[key] = (mode, archs, cfg.spirv_flags)
                 targets = offload.offload_list(mode, archs)
-                flags = offload.spirv_device_flags(probed) if offload.SPIRV_TARGET in targets else []
+                flags = offload.spirv_device_flags(probed, offload.device_debug_opted_in(os.environ)) \
+                    if offload.SPIRV_TARGET in targets else []
                 expected[key] = [f"--offload-arch={t}" for t in targets] + flags
     got = bazel_side(tmp_path, bazel, cases)
     for key, want in expected.items():
@@ -213,4 +222,4 @@ def test_bazel_and_python_agree(tmp_path: Path) -> None:
         assert [w for w in got[key] if w not in arch_of] == [w for w in want if w not in arch_of], (key, got[key])
     hybrid = got["k2x0hybrid"]
     assert hybrid == ["--offload-arch=amdgcnspirv", "-use-spirv-backend", "-Xarch_amdgcnspirv",
-                      "-fvisibility=default", "--offload-arch=gfx942"]
+                      "-fvisibility=default", "-Xarch_amdgcnspirv", "-g0", "--offload-arch=gfx942"]

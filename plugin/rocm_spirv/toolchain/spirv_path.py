@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from rocm_spirv.offload import SPIRV_TARGET
+from rocm_spirv.offload import IN_TREE_BACKEND, SPIRV_TARGET
 
 SpirvPath = Literal["translator", "in-tree"]
 SPIRV_MAGIC = b"\x03\x02\x23\x07"
 # The in-tree backend rejects calls to undefined hidden functions such as __ockl_* that the JIT
 # links later, so device symbols stay visible (scoped to the SPIR-V pass by offload.spirv_device_flags).
-IN_TREE_FLAGS: tuple[str, ...] = ("-use-spirv-backend", "-fvisibility=default")
+IN_TREE_FLAGS: tuple[str, ...] = (IN_TREE_BACKEND, "-fvisibility=default")
 # clang >= 22 has both paths; the translator is then asked for by name, so a wrapper's default
 # cannot stand in for it during the test.
 TRANSLATOR_TEST_FLAGS: tuple[str, ...] = ("-no-use-spirv-backend",)
@@ -109,7 +109,7 @@ def decide(argv: list[str], compiler: Path, major: int | None, tmp: Path, timeou
         errors.append(f"llvm-spirv translator {translator} failed: {why}")
     if major >= IN_TREE_MAJOR:
         ok, why = (in_tree, "the probe kernel did not compile") if in_tree is not None else \
-            _emits_spirv(argv, ("-use-spirv-backend",), tmp, timeout)
+            _emits_spirv(argv, (IN_TREE_BACKEND,), tmp, timeout)
         if ok:
             return Decision("in-tree", IN_TREE_FLAGS, translator, tuple(errors))
         errors.append(f"in-tree SPIR-V backend failed: {why}")
