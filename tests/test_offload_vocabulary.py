@@ -18,6 +18,7 @@ from rocm_spirv import offload
 from rocm_spirv.bazel import BazelConfig
 from rocm_spirv.generate import presets
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, _lists
+from rocm_spirv.toolchain.llvm import gfx_targets
 from rocm_spirv.toolchain.probe import ProbeResult
 
 ARCH_TEXTS = ["", "gfx942", "gfx942,gfx1100", " gfx90a:xnack+ ; gfx11-generic ,", "gfx942;gfx942;amdgcnspirv",
@@ -223,3 +224,35 @@ def test_bazel_and_python_agree(tmp_path: Path) -> None:
     hybrid = got["k2x0hybrid"]
     assert hybrid == ["--offload-arch=amdgcnspirv", "-use-spirv-backend", "-Xarch_amdgcnspirv",
                       "-fvisibility=default", "-Xarch_amdgcnspirv", "-g0", "--offload-arch=gfx942"]
+
+
+def test_the_compilers_targets_are_in_the_table() -> None:
+    """What the compiler lists (-print-supported-cpus, parsed once by the probe) is the truth for
+    building; the static table, which reads binaries, must know every name of it."""
+    clang = shutil.which("clang++-22")
+    if clang is None:
+        pytest.skip("clang++-22 is not on PATH (apt-get install clang-22)")
+    listed = gfx_targets([clang])
+    assert "gfx942" in listed and "gfx9-4-generic" in listed
+    assert all(offload.is_gpu_name(n) for n in listed)
+    assert set(listed) <= {t.name for t in offload.TARGETS}
+    assert set(offload.GENERIC_TARGETS) >= {n for n in listed if n.endswith("-generic")}
+    assert len(set(offload.MACH)) == len(offload.TARGETS) == len({t.name for t in offload.TARGETS})
+
+
+def test_every_view_follows_the_table() -> None:
+    """Adding a GPU family is rows in offload.TARGETS (its docstring): every other view is
+    derived from it or held to it here (CMake's generic list by test_cmake_and_python_agree)."""
+    from rocm_spirv.inspect import codeobject
+    from rocm_spirv.migrate import cmake_words
+
+    assert codeobject.MACH is offload.MACH
+    derived = sorted((t.name for t in offload.TARGETS if t.generic),
+                     key=lambda n: [int(x) for x in re.findall("[0-9]+", n)])
+    assert list(offload.GENERIC_TARGETS) == derived
+    for t in offload.TARGETS:
+        assert offload.is_gpu_name(t.name), t.name
+        assert cmake_words.ARCH_ITEM.match(t.name) and cmake_words.ARCH_ITEM.match(f"{t.name}:xnack+"), t.name
+        assert cmake_words.GFX.search(f"set(SUPPORTED_ARCHS {t.name})"), t.name
+    for wrong in ("gfx9", "gfx", "gfx90abc", "gfx-generic", "sm_80", "GFX942"):
+        assert not offload.is_gpu_name(wrong), wrong

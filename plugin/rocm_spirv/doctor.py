@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_spirv.fsutil import sha256_file
-from rocm_spirv.offload import MODES, Mode, spirv_device_flags
+from rocm_spirv.offload import MODES, SPIRV_TARGET, Mode, spirv_device_flags
 from rocm_spirv.toolchain.choose import choose
 from rocm_spirv.toolchain.probe import ProbeResult
 from rocm_spirv.toolchain.provision import read_manifest
@@ -125,8 +125,8 @@ def native_arch(compiler: ProbeResult) -> str:
 
 def build_program(compiler: ProbeResult, mode: Mode, workdir: Path) -> ModeStatus:
     """Compile and link PROGRAM for one mode; the status names the failing step."""
-    archs = {"native": [native_arch(compiler)], "spirv": ["amdgcnspirv"],
-             "hybrid": ["amdgcnspirv", native_arch(compiler)]}[mode]
+    archs = {"native": [native_arch(compiler)], "spirv": [SPIRV_TARGET],
+             "hybrid": [SPIRV_TARGET, native_arch(compiler)]}[mode]
     src = workdir / "program.hip"
     src.write_text(PROGRAM)
     obj, exe = workdir / f"{mode}.o", workdir / mode

@@ -28,8 +28,9 @@ PROCESSOR_PATTERN = r"gfx[0-9]{2,4}[a-z]?"
 GENERIC_PATTERN = r"gfx[0-9]{1,2}(?:-[0-9]{1,2})?-generic"
 GPU_NAME_PATTERN = f"(?:{GENERIC_PATTERN}|{PROCESSOR_PATTERN})"
 FEATURE_SUFFIX_PATTERN = r"(?::[a-z]+[+-])*"  # any feature name: a typo is still a target id to report
-GPU_NAME = re.compile(f"{GPU_NAME_PATTERN}", re.IGNORECASE)
-TARGET_ID = re.compile(f"{GPU_NAME_PATTERN}{FEATURE_SUFFIX_PATTERN}", re.IGNORECASE)
+# Compilers spell them in lower case; readers of build files (migrate) add re.IGNORECASE.
+GPU_NAME = re.compile(GPU_NAME_PATTERN)
+TARGET_ID = re.compile(f"{GPU_NAME_PATTERN}{FEATURE_SUFFIX_PATTERN}")
 # An AMD arch flag's option names; CUDA's sm_*/compute_* and MUSA's mp_* share --offload-arch.
 ARCH_FLAG_OPTIONS: tuple[str, ...] = ("--offload-arch", "--amdgpu-target", "-amdgpu-target", "--cuda-gpu-arch")
 NON_AMD_ARCH_PREFIXES: tuple[str, ...] = ("sm_", "compute_", "mp_")

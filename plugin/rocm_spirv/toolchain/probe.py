@@ -17,7 +17,7 @@ from rocm_spirv import versions
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.toolchain.discover import Candidate
 from rocm_spirv.toolchain.headers import version_from_header
-from rocm_spirv.toolchain.llvm import parse_supported_cpus, parse_version
+from rocm_spirv.toolchain.llvm import gfx_targets, parse_version
 from rocm_spirv.toolchain.paths import cache_dir
 from rocm_spirv.toolchain.provision import read_manifest
 from rocm_spirv.toolchain.spirv_path import IN_TREE_FLAGS, PROBE_KERNEL, SPIRV_MAGIC, decide, tail
@@ -165,8 +165,7 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
     if res.version is None:
         res.errors.append("not a clang compiler (no 'clang version' in --version)")
         return res
-    cpus = _run([*argv, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"], timeout=30)
-    res.gfx_targets = parse_supported_cpus(cpus.stdout + cpus.stderr)
+    res.gfx_targets = gfx_targets(argv)
     tools = [Path(p) for p in glob.glob("/usr/lib/llvm-*/bin")]
     res.bundler = _find_tool("clang-offload-bundler", cand.path, tools)
     res.spirv_val = shutil.which("spirv-val")
