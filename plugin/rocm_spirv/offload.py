@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeGuard
 
+from rocm_spirv import settings
+
 Mode = Literal["native", "spirv", "hybrid"]
 MODES: tuple[Mode, ...] = ("native", "spirv", "hybrid")
 SPIRV_TARGET = "amdgcnspirv"
@@ -106,13 +108,13 @@ def offload_list(mode: Mode, native_archs: Sequence[str]) -> tuple[str, ...]:
 
 # Opting in to device debug info for the in-tree SPIR-V backend (docs/toolchain.md):
 # the wrappers read this environment variable, the CMake package its cache option.
-DEVICE_DEBUG_ENV = "ROCM_SPIRV_DEVICE_DEBUG"
+DEVICE_DEBUG_ENV = settings.DEVICE_DEBUG.name
 IN_TREE_BACKEND = "-use-spirv-backend"
 
 
 def device_debug_opted_in(environ: Mapping[str, str]) -> bool:
     """The wrappers' test of ROCM_SPIRV_DEVICE_DEBUG (1, on, yes, true in any case)."""
-    return environ.get(DEVICE_DEBUG_ENV, "").strip().lower() in ("1", "on", "yes", "true")
+    return settings.switch(settings.DEVICE_DEBUG, False, environ)
 
 
 def spirv_device_flags(probed: Sequence[str], device_debug: bool = False) -> list[str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from rocm_spirv import versions
+from rocm_spirv import settings, versions
 from rocm_spirv.errors import UserError
 from rocm_spirv.offload import GPU_NAME_PATTERN
 
@@ -101,7 +101,7 @@ def ziglang_llvm() -> Llvm | None:
 
 def find_llvm(prefer: str | None = None) -> Llvm:
     """The LLVM to wrap: `prefer` (a bin dir or clang path, or "ziglang"), else the best found."""
-    prefer = prefer or os.environ.get("ROCM_SPIRV_LLVM")
+    prefer = prefer or settings.text(settings.LLVM)
     if prefer == "ziglang":
         zl = ziglang_llvm()
         if zl is None:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from rocm_spirv import __version__
+from rocm_spirv import __version__, settings
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import locked, sha256_file, umask, write_atomic
 from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, runtime_stub, spirv_path, triton, wrappers
@@ -69,7 +69,7 @@ def find_bundler(explicit: Path | None, llvm: Llvm) -> Path | None:
         return explicit
     if llvm.bindir is not None:
         return llvm.bindir / "clang-offload-bundler"
-    env = os.environ.get("ROCM_SPIRV_BUNDLER")
+    env = settings.text(settings.BUNDLER)
     hits = [env] if env else []
     hits += sorted(glob.glob("/usr/lib/llvm-*/bin/clang-offload-bundler"), reverse=True)
     hits += [p for p in [shutil.which("clang-offload-bundler")] if p]
