@@ -39,10 +39,11 @@ def _bazel_workspace(root: Path) -> Path:
     shutil.copytree(SAMPLES / "bazel", root, ignore=shutil.ignore_patterns("WORKSPACE", "rocm_spirv", "bazel-*"))
     page = (DOCS / "bazel.md").read_text(encoding="utf-8")
     (workspace,) = [b for b in re.findall(r"^```starlark\n(.*?)^```", page, re.S | re.M)
-                    if 'path = "third_party/rocm_spirv"' in b]
+                    if b.startswith('local_repository(name = "rocm_spirv", path = "third_party/rocm_spirv")')]
     (root / "WORKSPACE").write_text(workspace)
     (root / ".bazelignore").write_text("third_party\nsamples\n")
-    shutil.copytree(SAMPLES / "bazel", root / "samples" / "bazel", ignore=shutil.ignore_patterns("rocm_spirv", "bazel-*"))
+    shutil.copytree(SAMPLES / "bazel", root / "samples" / "bazel",
+                    ignore=shutil.ignore_patterns("rocm_spirv", "bazel-*"))
     return root
 
 

@@ -28,7 +28,9 @@ def test_every_variable_read_is_in_the_table() -> None:
     names = {s.name for s in settings.SETTINGS}
     read: set[str] = set()
     for path in PACKAGE.rglob("*.py"):
-        read |= set(re.findall(r"""(?:environ|env|getenv)(?:\.get)?\(\s*["'](ROCM_SPIRV_\w+)["']""", path.read_text()))
+        text = path.read_text()
+        read |= set(re.findall(r"""(?:environ|env|getenv)(?:\.get)?\(\s*["'](ROCM_SPIRV_\w+)["']""", text))
+        read |= set(re.findall(r"\$\{+(ROCM_SPIRV_\w+)", text))  # shell scripts the package writes
     assert read, "the scan found no reads at all"
     assert read <= names, read - names
 

@@ -40,8 +40,10 @@ SKBUILD = Setting("ROCM_SPIRV_SKBUILD", "switch",
                   "`0` keeps the scikit-build-core provider out of a build (docs/wheels.md)")
 DEVICE_DEBUG = Setting("ROCM_SPIRV_DEVICE_DEBUG", "switch",
                        "`1` keeps debug info in the SPIR-V device pass under `-g` (docs/toolchain.md)")
+VALIDATE = Setting("ROCM_SPIRV_VALIDATE", "switch",
+                   "`0` skips the prefix wrappers' build-time spirv-val check of SPIR-V objects (docs/toolchain.md)")
 
-SETTINGS: tuple[Setting, ...] = (PREFIX, CACHE, COMPILER, LLVM, BUNDLER, SKBUILD, DEVICE_DEBUG)
+SETTINGS: tuple[Setting, ...] = (PREFIX, CACHE, COMPILER, LLVM, BUNDLER, SKBUILD, DEVICE_DEBUG, VALIDATE)
 
 
 def text(setting: Setting, environ: Mapping[str, str] | None = None) -> str | None:

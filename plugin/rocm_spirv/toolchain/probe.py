@@ -21,8 +21,11 @@ from rocm_spirv.toolchain.llvm import gfx_targets, parse_version
 from rocm_spirv.toolchain.paths import cache_dir
 from rocm_spirv.toolchain.provision import read_manifest
 from rocm_spirv.toolchain.spirv_path import IN_TREE_FLAGS, PROBE_KERNEL, SPIRV_MAGIC, decide, tail
+from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
-PROBE_SCHEMA = 5
+# 6: the SPIR-V path is decided by a real compile (toolchain/spirv_path.py); answers cached
+# before took any llvm-spirv on PATH.
+PROBE_SCHEMA = 6
 
 
 @dataclass
@@ -54,6 +57,7 @@ class ProbeResult:
     hip_runtime: str | None = None
     bundler: str | None = None
     spirv_val: str | None = None
+    spirv_val_version: str | None = None
     provisioned_prefix: str | None = None
     llvm: str | None = None  # for a provisioned prefix: which LLVM it wraps, and why that one
     errors: list[str] = field(default_factory=list)
@@ -168,7 +172,9 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
     res.gfx_targets = gfx_targets(argv)
     tools = [Path(p) for p in glob.glob("/usr/lib/llvm-*/bin")]
     res.bundler = _find_tool("clang-offload-bundler", cand.path, tools)
-    res.spirv_val = shutil.which("spirv-val")
+    val = find_spirv_val(prefix)
+    if val is not None:
+        res.spirv_val, res.spirv_val_version = val.path, val.version
     res.hip_headers = find_hip_headers(cand.path, prefix)
     res.device_libs = find_device_libs(cand.path)
     majors = [str(versions.major(h.version)) for h in res.hip_headers if versions.major(h.version) is not None]
