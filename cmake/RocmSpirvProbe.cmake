@@ -36,8 +36,9 @@ function(_rocm_spirv_probe)
   file(WRITE "${dir}/probe.hip"
     "#define __global__ __attribute__((global))\n"
     "extern \"C\" __global__ void rocm_spirv_probe(float* x) { x[0] = 1.0f; }\n")
-  # The external llvm-spirv translator path first (ROCm's production path),
-  # then clang's in-tree backend; -fvisibility=default keeps calls to
+  # One policy with toolchain/spirv_path.py: the external llvm-spirv translator
+  # (ROCm's production path) when one is found and it compiles, then clang's
+  # in-tree backend; -fvisibility=default keeps calls to
   # device-library functions that the runtime JIT links later legal there.
   # clang runs llvm-spirv-<major> or llvm-spirv from its own directory or PATH;
   # when there is none the translator path cannot work, and trying it would
@@ -73,8 +74,14 @@ function(_rocm_spirv_probe)
   foreach(candidate IN LISTS candidates)
     string(REPLACE "|" ";" flags "${candidate}")
     list(REMOVE_ITEM flags none)
+    # The translator is tested by name where clang has both paths (as toolchain/spirv_path.py
+    # does), so a provisioned prefix's wrapper cannot answer with the path it applies by default.
+    set(test_flags ${flags})
+    if(candidate STREQUAL "none" AND major AND major GREATER_EQUAL 22)
+      set(test_flags -no-use-spirv-backend)
+    endif()
     execute_process(
-      COMMAND "${cxx}" -x hip -nogpuinc -nogpulib --cuda-device-only --offload-arch=amdgcnspirv ${flags}
+      COMMAND "${cxx}" -x hip -nogpuinc -nogpulib --cuda-device-only --offload-arch=amdgcnspirv ${test_flags}
               -c probe.hip -o probe.out
       WORKING_DIRECTORY "${dir}" RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
     if(rc EQUAL 0 AND EXISTS "${dir}/probe.out")

@@ -32,7 +32,9 @@ class BazelConfig:
     compiler: str
     clang_version: str
     source: str
-    spirv_flags: list[str] | None  # None: the compiler cannot emit amdgcnspirv
+    # Flags for the amdgcnspirv target, already scoped to it (offload.spirv_device_flags): toolchain.bzl
+    # puts them on every compile, host and native passes included. None: the compiler cannot emit amdgcnspirv.
+    spirv_flags: list[str] | None
     gfx_targets: list[str]
     default_copts: list[str] = field(default_factory=list)
     hip_runtime: str | None = None

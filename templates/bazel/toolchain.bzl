@@ -10,7 +10,7 @@ HipToolchainInfo = provider(
         "mode": "spirv, native or hybrid",
         "archs": "native gfx targets (native and hybrid)",
         "offload_flags": "--offload-arch=... and the flags SPIR-V needs",
-        "spirv_flags": "extra flags for amdgcnspirv",
+        "spirv_flags": "extra flags for amdgcnspirv (device-only ones behind -Xarch_amdgcnspirv)",
         "valid_archs": "every gfx target the compiler accepts",
         "key_file": "a file holding the prefix's content key: an input of every compile action",
     },
