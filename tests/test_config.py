@@ -74,7 +74,7 @@ def test_a_baseline_path_is_relative_to_the_settings_file(tmp_path: Path) -> Non
 def test_bad_settings_are_one_line_exit_2(tmp_path: Path) -> None:
     cases = {
         '[tool.rocm-spirv.migrate]\nfail_on = "error"\n': "unknown key migrate.fail_on; did you mean fail-on?",
-        '[tool.rocm-spirv.migrat]\nselect = []\n': "unknown section [migrat]; did you mean migrate?",
+        '[tool.rocm-spirv.migrat]\nselect = []\n': "unknown section or key migrat; did you mean migrate?",
         '[tool.rocm-spirv.migrate]\nfail-on = "fatal"\n': "migrate.fail-on = 'fatal' is not valid; it takes "
                                                          "'error' or 'warning' or 'note'",
         '[tool.rocm-spirv.migrate]\nselect = [1]\n': "it takes a string or a list of strings",
@@ -137,3 +137,35 @@ def test_compare_takes_its_settings_and_flags_win(toolchain: Path, tmp_path: Pat
     doc = run("--repeat", "1", "--reference-arch", "gfx1100")
     by_name = {r["variant"]["name"]: r for r in doc["results"]}
     assert by_name["native-1"]["offload_archs"] == ["gfx1100"] and all(len(r["runs"]) == 1 for r in doc["results"])
+
+
+def test_top_level_settings_reach_toolchain_generate_and_the_wheel_provider(
+        toolchain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_spirv.wheel import provider
+
+    p = tmp_path / "p"
+    p.mkdir()
+    (p / "pyproject.toml").write_text('[build-system]\nrequires = ["scikit-build-core", "rocm-spirv"]\n'
+                                      '[tool.rocm-spirv]\noffload = "hybrid"\nnative-archs = ["gfx942", "gfx1100"]\n')
+    cxx = str(toolchain / "bin" / "clang++")
+
+    def generate(*argv: str) -> dict[str, Any]:
+        done = cli("toolchain", "generate", "--compiler", cxx, "--output", str(tmp_path / "tc.cmake"), "--json",
+                   "--force", *argv, cwd=p)
+        assert done.returncode == 0, done.stderr
+        doc: dict[str, Any] = json.loads(done.stdout)
+        return doc
+
+    doc = generate()
+    assert doc["offload"] == "hybrid" and doc["native_archs"] == ["gfx942", "gfx1100"]
+    doc = generate("--offload", "native", "--native-archs", "gfx90a")
+    assert doc["offload"] == "native" and doc["native_archs"] == ["gfx90a"]
+    monkeypatch.chdir(p)
+    monkeypatch.setattr(provider, "toolchain_file", lambda env, launcher="": tmp_path / "tc.cmake")
+    assert provider.defaults(state="wheel", env={})["cmake"]["define"] == {
+        "ROCM_SPIRV_OFFLOAD": "hybrid", "ROCM_SPIRV_NATIVE_ARCHS": "gfx942;gfx1100"}
+    (p / "pyproject.toml").write_text('[build-system]\nrequires = ["rocm-spirv"]\n[tool.rocm-spirv]\noflload = "x"\n')
+    with pytest.raises(SystemExit, match="unknown section or key oflload; did you mean offload"):
+        provider.defaults(state="wheel", env={})
+    shown = cli("config", str(p))
+    assert shown.returncode == 2 and "did you mean offload?" in shown.stderr

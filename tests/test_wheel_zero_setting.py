@@ -142,7 +142,7 @@ def test_provider_stays_out_of_sdists_opt_outs_and_own_toolchains(tmp_path: Path
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copy(PROJECT / "pyproject.toml", tmp_path / "pyproject.toml")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(provider, "toolchain_file", lambda env: tmp_path / "tc.cmake")
+    monkeypatch.setattr(provider, "toolchain_file", lambda env, launcher="": tmp_path / "tc.cmake")
     assert provider.defaults(state="wheel", env={}) == {
         "cmake": {"toolchain-file": str(tmp_path / "tc.cmake"), "version": ">=3.28"}}
     assert provider.defaults(state="sdist", env={}) == {}

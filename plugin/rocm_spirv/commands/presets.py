@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rocm_spirv import jsondoc
+from rocm_spirv import config, jsondoc
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import check_target, locked, write_atomic
 from rocm_spirv.generate.ownership import plan_write, stamp, write_planned
@@ -56,6 +56,7 @@ def _generate(args: argparse.Namespace) -> int:
     if not re.fullmatch(r"[A-Za-z0-9_.+-]*", args.name_prefix):
         raise UserError(f"--name-prefix {args.name_prefix!r} has characters a preset name and build folder "
                         "should not", "use letters, digits and _ . + -")
+    config.resolve(args, "presets generate", out.absolute().parent)  # the project's settings; flags win
     archs = parse_archs(args.native_archs)
     compiler = resolve(args.compiler, "spirv")
     launcher = resolve_launcher(args.launcher)

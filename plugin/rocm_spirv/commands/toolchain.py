@@ -7,7 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from rocm_spirv import jsondoc
+from rocm_spirv import config, jsondoc
 from rocm_spirv.errors import UserError
 from rocm_spirv.generate.ownership import plan_write, state_of, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
@@ -43,7 +43,8 @@ def register(sub: Any) -> None:
     pv.set_defaults(func=_provision)
 
     gen = tsub.add_parser("generate", help="write a CMake toolchain file that retargets an unmodified project")
-    gen.add_argument("--offload", choices=MODES, default="spirv", help="GPU code to build (default spirv)")
+    gen.add_argument("--offload", choices=MODES, default=None,
+                     help="GPU code to build (default: offload in [tool.rocm-spirv], else spirv)")
     gen.add_argument("--native-archs", metavar="LIST",
                      help="native targets for native/hybrid mode (gfx942,gfx1100); default: the project's list")
     gen.add_argument("--compiler", default="auto", help="clang++ to use (default auto: what doctor picks)")
@@ -104,7 +105,9 @@ def _records_identity(path: Path, identity: str) -> bool:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    req = ToolchainRequest(args.offload, parse_archs(args.native_archs), launcher=resolve_launcher(args.launcher))
+    config.resolve(args, "toolchain generate", Path.cwd())  # the project's settings file; flags win
+    req = ToolchainRequest(args.offload or "spirv", parse_archs(args.native_archs),
+                           launcher=resolve_launcher(args.launcher))
     tc = render(req, resolve(args.compiler, req.mode))
     out: Path = args.output or tc.default_path()
     if out.is_dir():

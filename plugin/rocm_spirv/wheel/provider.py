@@ -22,6 +22,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from rocm_spirv import config
 from rocm_spirv.errors import UserError
 from rocm_spirv.generate.ownership import plan_write, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
@@ -69,7 +70,7 @@ def own_toolchain(env: Mapping[str, str]) -> bool:
                 or "CMAKE_TOOLCHAIN_FILE" in env.get("SKBUILD_CMAKE_DEFINE", ""))
 
 
-def toolchain_file(env: Mapping[str, str]) -> Path:
+def toolchain_file(env: Mapping[str, str], launcher_spec: str = "") -> Path:
     """The skbuild toolchain file for the compiler rocm-spirv chooses, written once per content."""
     compiler = resolve(env.get("ROCM_SPIRV_COMPILER") or None, "spirv")
     if not compiler.provisioned_prefix and not compiler.complete:
@@ -77,7 +78,7 @@ def toolchain_file(env: Mapping[str, str]) -> Path:
                         "libraries, runtime)", "run `rocm-spirv toolchain provision` once on this machine")
     # ROCM_SPIRV_LAUNCHER=ccache|sccache|PATH: a compiler cache for the wheel's compiles
     # (a launcher the build names itself, -C cmake.define.CMAKE_HIP_COMPILER_LAUNCHER=..., wins).
-    launcher = resolve_launcher(env.get(LAUNCHER_ENV, ""))
+    launcher = resolve_launcher(env.get(LAUNCHER_ENV, "") or launcher_spec)
     tc = render(ToolchainRequest("native", purpose="skbuild", launcher=launcher), compiler)
     path = tc.default_path()
     # Content-addressed: an unchanged file is left alone, one the user edited is theirs.
@@ -90,9 +91,17 @@ def defaults(*, state: str, env: Mapping[str, str]) -> dict[str, Any]:
             or own_toolchain(env) or not requires_rocm_spirv(Path.cwd() / "pyproject.toml")):
         return {}
     try:
-        path = toolchain_file(env)
+        # [tool.rocm-spirv] of the project: offload, native-archs and launcher for its wheel builds.
+        settings = config.file_values("wheel", Path.cwd())
+        path = toolchain_file(env, settings.get("launcher", ""))
     except (UserError, OSError) as err:
         cause = err.line() if isinstance(err, UserError) else str(err)
         # Before CMake starts, in pip's output: one line with the cause and the remedy.
         raise SystemExit(f"rocm-spirv: cannot set up this wheel build: {cause} ({OPT_OUT})") from None
-    return {"cmake": {"toolchain-file": str(path), "version": CMAKE_FOR_HIP}}
+    cmake: dict[str, Any] = {"toolchain-file": str(path), "version": CMAKE_FOR_HIP}
+    # Defaults below the build's own -C cmake.define… (scikit-build-core applies this provider first).
+    define = {var: str(settings[key]).replace(",", ";") for key, var in
+              (("offload", "ROCM_SPIRV_OFFLOAD"), ("native-archs", "ROCM_SPIRV_NATIVE_ARCHS")) if key in settings}
+    if define:
+        cmake["define"] = define
+    return {"cmake": cmake}
