@@ -8,7 +8,7 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -402,7 +402,8 @@ def test_diff_is_exactly_what_apply_writes_and_applies_with_patch_and_git(tmp_pa
 
 def test_apply_edits_a_symlinks_target_and_refuses_hard_links_and_read_only(tmp_path: Path) -> None:
     root = migrate_project(tmp_path / "p")
-    shared = tmp_path / "shared.cmake"
+    shared = root / "common" / "shared.txt"  # inside the scanned tree: links outside are refused
+    shared.parent.mkdir()
     shared.write_bytes((root / "d0" / "CMakeLists.txt").read_bytes())
     (root / "d0" / "CMakeLists.txt").unlink()
     (root / "d0" / "CMakeLists.txt").symlink_to(shared)
@@ -692,3 +693,143 @@ def test_default_path_recognises_its_unmarked_output_but_keeps_edits(tmp_path: P
     path.write_text(stamped + "# my edit\n")  # marked and edited: the user's
     one_line_error(cli("toolchain", "generate", "--compiler", cxx), "edited since")
     assert path.read_text().endswith("# my edit\n")
+
+
+# -- trust boundaries of migrate --apply -------------------------------------------------------
+
+def test_apply_refuses_a_link_out_of_the_scanned_tree(tmp_path: Path) -> None:
+    root = migrate_project(tmp_path / "p")
+    victim = tmp_path / "home" / "user.cmake"  # any CMake file of the user a cloned repository points at
+    victim.parent.mkdir()
+    victim.write_bytes(b"set(GPU_TARGETS gfx90a)\n")
+    (root / "d0" / "evil.cmake").symlink_to(victim)
+    before = tree(root)
+    proc = migrate(str(root), "--apply")
+    assert proc.returncode == 2 and b"outside the scanned folder" in proc.stderr, proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and b"Traceback" not in proc.stderr
+    assert victim.read_bytes() == b"set(GPU_TARGETS gfx90a)\n" and tree(root) == before
+
+
+@pytest.mark.parametrize("layout", ["link-and-target", "two-links"])
+def test_one_file_reached_by_two_paths_is_one_plan(tmp_path: Path, layout: str) -> None:
+    root = migrate_project(tmp_path / "p")
+    real = root / "d0" / "CMakeLists.txt"
+    for link in ("d8", "d9")[: 1 if layout == "link-and-target" else 2]:
+        (root / link).mkdir()
+        (root / link / "CMakeLists.txt").symlink_to("../d0/CMakeLists.txt")
+    if layout == "two-links":  # the target itself is not scanned under its own name
+        (root / "d0" / "CMakeLists.txt").rename(root / "d0" / "real.txt")
+        real = root / "d0" / "real.txt"
+        for link in ("d8", "d9"):
+            (root / link / "CMakeLists.txt").unlink()
+            (root / link / "CMakeLists.txt").symlink_to("../d0/real.txt")
+    diff = migrate(str(root), "--diff")
+    assert diff.returncode == 0
+    assert diff.stdout.count(b"+rocm_spirv_target(k0)") == 1, diff.stdout.decode(errors="replace")
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(root), str(copy)], check=True)
+    subprocess.run(["git", "apply", "-p1", "-"], input=diff.stdout, cwd=copy, check=True)
+    proc = migrate(str(root), "--apply")
+    assert proc.returncode == 0, proc.stderr
+    assert real.read_bytes() == (copy / real.relative_to(root)).read_bytes()
+    assert b"rocm_spirv_target(k0)" in real.read_bytes() and (root / "d8" / "CMakeLists.txt").is_symlink()
+    assert not [p for p in root.rglob(".*") if p.is_file()], "no staged or journal file left"
+
+
+def test_an_edit_during_the_commit_phase_stops_the_apply_and_is_kept(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_spirv.migrate import commit as txn
+    from rocm_spirv.migrate.apply import as_bytes, commit_order, plan
+    from rocm_spirv.migrate.scan import scan
+    root = migrate_project(tmp_path / "p")
+    s = scan(root)
+    changes = as_bytes(plan(s), s.bom)
+    order = commit_order(changes)
+    real_commit = txn.commit
+    victim = root / order[2]
+
+    def edit_while_committing(staged: Path, target: Path) -> None:
+        real_commit(staged, target)
+        if target == root / order[0]:  # the user saves the third file just after the first rename
+            with victim.open("ab") as f:
+                f.write(b"# my edit\n")
+
+    monkeypatch.setattr(txn, "commit", edit_while_committing)
+    with pytest.raises(UserError, match=f"{order[2]} changed while migrate --apply was replacing"):
+        txn.apply_all(root, changes, s.stamps, order)
+    assert victim.read_bytes().endswith(b"# my edit\n"), "the user's edit is kept"
+    proc = migrate(str(root), "--apply")  # the next run does not overwrite it either
+    assert proc.returncode == 2 and b"changed after an interrupted" in proc.stderr
+    assert victim.read_bytes().endswith(b"# my edit\n")
+
+
+def test_apply_keeps_posix_acls_and_user_xattrs(tmp_path: Path) -> None:
+    import struct
+    root = migrate_project(tmp_path / "p")
+    f = root / "d1" / "CMakeLists.txt"
+    # A POSIX ACL granting user 1234 rw- (the binary form setfacl writes): tags USER_OBJ, USER, GROUP_OBJ, MASK, OTHER.
+    acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", t, perm, i) for t, perm, i in
+                                          [(1, 6, 0xFFFFFFFF), (2, 6, 1234), (4, 4, 0xFFFFFFFF),
+                                           (0x10, 6, 0xFFFFFFFF), (0x20, 4, 0xFFFFFFFF)])
+    try:
+        os.setxattr(f, "system.posix_acl_access", acl)
+        os.setxattr(f, "user.origin", b"vendored from upstream")
+    except OSError as err:
+        pytest.skip(f"the file system of {tmp_path} holds no ACLs or user xattrs ({err.strerror})")
+    mode = mode_of(f)
+    assert migrate(str(root), "--apply").returncode == 0
+    assert b"rocm_spirv_target" in f.read_bytes()
+    assert os.getxattr(f, "system.posix_acl_access") == acl
+    assert os.getxattr(f, "user.origin") == b"vendored from upstream"
+    assert mode_of(f) == mode
+
+
+def test_sigterm_while_the_journal_is_written_leaves_no_litter(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_spirv.cli import Terminated
+    from rocm_spirv.migrate import commit as txn
+    from rocm_spirv.migrate.apply import as_bytes, commit_order, plan
+    from rocm_spirv.migrate.scan import scan
+    for state in ("staging", "commit"):
+        root = migrate_project(tmp_path / state, subdirs=5)
+        before = tree(root)
+        s = scan(root)
+        changes = as_bytes(plan(s), s.bom)
+        def terminated_inside(path: Path, data: str | bytes, *a: object, _state: str = state,
+                              real_write: Callable[..., None] = txn.write_atomic, **k: object) -> None:
+            if f'"state": "{_state}"' in str(data):
+                real_write(path, data)  # the journal is on disk: the signal lands just after its rename
+                raise Terminated()
+            real_write(path, data)
+
+        monkeypatch.setattr(txn, "write_atomic", terminated_inside)
+        with pytest.raises(Terminated):
+            txn.apply_all(root, changes, s.stamps, commit_order(changes))
+        monkeypatch.undo()
+        assert tree(root) == before, state
+        assert not [p.name for p in root.rglob(".*")], f"journal or staged copies left ({state})"
+
+
+def test_check_reports_a_folder_it_cannot_list() -> None:
+    import shutil
+    import tempfile
+    if os.geteuid() != 0:
+        pytest.skip("needs root to drop to another user (root itself may list any folder)")
+    top = Path(tempfile.mkdtemp(prefix="rocm-spirv-unlisted-"))  # pytest's tmp_path is private to root
+    top.chmod(0o755)
+    root = top / "p"
+    (root / "private").mkdir(parents=True)
+    (root / "CMakeLists.txt").write_text("project(p)\nset(GPU_TARGETS amdgcnspirv)\nadd_subdirectory(private)\n")
+    (root / "private" / "CMakeLists.txt").write_text("set(GPU_TARGETS gfx90a)\n")
+    (root / "private").chmod(0)
+    try:
+        # As a user who may not list it (root may list anything, so the test drops to nobody).
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                               "-m", "rocm_spirv", "migrate", str(root), "--check"],
+                              capture_output=True, check=False, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(Path(fsutil.__file__).parents[1])})
+    finally:
+        (root / "private").chmod(0o755)
+        shutil.rmtree(top)
+    assert proc.returncode == 1, proc.stderr
+    assert b"private/" in proc.stdout and b"cannot be listed" in proc.stdout

@@ -13,7 +13,7 @@ from typing import Any
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import describe, locked, write_atomic
 from rocm_spirv.migrate import gate as gating
-from rocm_spirv.migrate.apply import as_bytes, commit_order, plan, unified_diff
+from rocm_spirv.migrate.apply import as_bytes, by_real_path, commit_order, plan, unified_diff
 from rocm_spirv.migrate.commit import apply_all, pending, recover
 from rocm_spirv.migrate.gate import Gate
 from rocm_spirv.migrate.report import print_table, to_json, write_text
@@ -79,7 +79,7 @@ def _run(args: argparse.Namespace) -> int:
         s = scan(root.resolve(), tuple(args.exclude))
         changes = as_bytes(plan(s), s.bom)
         if args.diff:
-            _write_bytes(unified_diff(changes))
+            _write_bytes(unified_diff(by_real_path(changes, base)))
             return 0
     else:
         # One apply at a time per project: the folder itself is the lock (no lock file left in it).

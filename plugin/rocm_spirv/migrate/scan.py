@@ -14,7 +14,7 @@ from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_ru
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import CondDefine, FileReport, ScanResult
 from rocm_spirv.migrate.source_checks import wave_size
-from rocm_spirv.migrate.walk import walk
+from rocm_spirv.migrate.walk import UNREADABLE, walk
 
 MAX_BYTES = 4 << 20  # larger files are generated data, not build logic or kernels
 BOM = "\ufeff"
@@ -115,6 +115,10 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     live_macros: set[str] = set()
     cond_reports: list[FileReport] = []  # sources with #defines that may turn out arch-derived
     for rel, kind in walk(root, exclude):
+        if kind == UNREADABLE:
+            result.files.append(FileReport(rel, "folder", error="folder cannot be listed (permission denied?); "
+                                           "its files were not checked"))
+            continue
         result.files_scanned += 1
         read = _read(base / rel)
         text = read.text
