@@ -339,6 +339,21 @@ def test_bazel_generate_keeps_a_users_toolchain_config(tmp_path: Path, cxx: str)
     assert "rocm-spirv-generated" in cfg.read_text()
 
 
+def test_bazel_generate_keeps_a_users_file_mode(tmp_path: Path, cxx: str) -> None:
+    repo = tmp_path / "repo"
+    assert cli("bazel", "generate", "--output", str(repo), "--compiler", cxx).returncode == 0
+    cfg = repo / "toolchain_config.bzl"
+    cfg.chmod(0o600)
+    before = cfg.read_bytes()
+    scripts = [p for p in repo.rglob("*") if p.is_file() and p.stat().st_mode & 0o100]
+    other = tmp_path / "other" / "clang++"  # another compiler path: the file is re-rendered
+    other.parent.mkdir()
+    other.symlink_to(cxx)
+    assert cli("bazel", "generate", "--output", str(repo), "--compiler", str(other)).returncode == 0
+    assert cfg.read_bytes() != before and mode_of(cfg) == 0o600
+    assert all(p.stat().st_mode & 0o100 for p in scripts), "scripts keep their executable bit"
+
+
 def test_starlark_literals_read_back_the_value() -> None:
     import ast
 

@@ -172,6 +172,36 @@ def test_fifo_and_devices_are_refused_without_hanging(tmp_path: Path) -> None:
     assert done.returncode == 2 and "FIFO" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
+def test_every_input_file_option_refuses_fifos_and_devices(tmp_path: Path) -> None:
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX)\n")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for argv, word in (
+        (["wheel", "metadata", "--targets", str(fifo), "--output", str(tmp_path / "r.json")], "FIFO"),
+        (["wheel", "metadata", "--targets", "/dev/zero", "--output", str(tmp_path / "r.json")], "character device"),
+        (["migrate", str(tmp_path), "--check", "--baseline", str(fifo)], "FIFO"),
+        (["migrate", str(tmp_path), "--check", "--baseline", "/dev/zero"], "character device"),
+    ):
+        done = run_cli(*argv, timeout=30)
+        assert done.returncode == 2 and word in done.stderr, (argv, done.stderr)
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_wheel_metadata_output_never_replaces_a_users_file(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    targets = tmp_path / "targets.txt"
+    targets.write_text("")
+    done = run_cli("wheel", "metadata", "--targets", str(targets), "--output", str(notes))
+    assert done.returncode == 2 and "refusing to replace it" in done.stderr and done.stderr.count("\n") == 1
+    assert notes.read_text() == "my notes\n"
+    record = tmp_path / "rocm_spirv.json"
+    assert run_cli("wheel", "metadata", "--targets", str(targets), "--output", str(record)).returncode == 0
+    assert run_cli("wheel", "metadata", "--targets", str(targets), "--output", str(record)).returncode == 0, \
+        "its own record is rewritten at every install"
+
+
 def test_migrate_skips_a_fifo_in_the_project(tmp_path: Path) -> None:
     (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX)\n")
     os.mkfifo(tmp_path / "kernels.hip")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import describe, locked, write_atomic
+from rocm_spirv.fsutil import describe, locked, read_regular, write_atomic
 from rocm_spirv.migrate import gate as gating
 from rocm_spirv.migrate.apply import as_bytes, by_real_path, commit_order, plan, unified_diff
 from rocm_spirv.migrate.commit import apply_all, pending, recover
@@ -20,6 +20,8 @@ from rocm_spirv.migrate.report import print_table, to_json, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
 from rocm_spirv.term import console
+
+MAX_BASELINE = 64 << 20  # fingerprints of a million findings
 
 
 def register(sub: Any) -> None:
@@ -116,9 +118,18 @@ def _baseline(path: Path | None) -> frozenset[str] | None:
     if path is None:
         return None
     try:
-        text = path.read_text(encoding="utf-8")
+        # A FIFO or /dev/zero would block or never end: a regular file of a sane size only.
+        data = read_regular(path, MAX_BASELINE)
     except OSError as err:
         raise UserError(f"cannot read baseline {path}: {err.strerror}",
+                        f"record one with `rocm-spirv migrate PATH --write-baseline {path}`") from None
+    if data is None:
+        raise UserError(f"baseline {path} is larger than {MAX_BASELINE >> 20} MiB",
+                        f"record one with `rocm-spirv migrate PATH --write-baseline {path}`")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"baseline {path} is not UTF-8 text",
                         f"record one with `rocm-spirv migrate PATH --write-baseline {path}`") from None
     return gating.read_baseline(text, str(path))
 
