@@ -355,3 +355,16 @@ def test_compare_skips_scripts_and_thin_archives(art: dict[str, Path], tmp_path:
     (build / "broken.so").write_bytes(art["lib.so"].read_bytes()[:2000])
     with pytest.raises(UserError, match=r"broken\.so"):
         find_artifacts(build)
+
+
+@pytest.mark.parametrize("mode", [[], ["--check"], ["--json"], ["--format", "sarif"], ["--apply"]])
+def test_migrate_fingerprints_hash_bytes_not_text(tmp_path: Path, mode: list[str]) -> None:
+    """A Latin-1 byte in a finding's construct, and a source that is not UTF-8 at all."""
+    (tmp_path / "CMakeLists.txt").write_bytes(b'project(p)\nset(GPU_TARGETS gfx90a gfx942 "caf\xe9")\n')
+    (tmp_path / "k.cu").write_bytes(b"#if __gfx942__ // \xff\xfe\nint x;\n#endif\n")
+    done = subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", str(tmp_path), *mode,
+                           "--write-baseline", str(tmp_path / "b.json")], capture_output=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "plugin")}, check=False)
+    assert b"Traceback" not in done.stderr and done.returncode == (1 if mode == ["--check"] else 0), done.stderr
+    again = run_cli("migrate", str(tmp_path), "--check", "--baseline", str(tmp_path / "b.json"))
+    assert again.returncode == 0, again.stdout + again.stderr
