@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv.doctor import diagnose
+from rocm_spirv.errors import UserError
+from rocm_spirv.offload import MODES
 from rocm_spirv.toolchain.choose import probe_all
 
 
@@ -18,22 +20,28 @@ def register(sub: Any) -> None:
     p.add_argument("--prefix", type=Path, help="provisioned prefix to look in")
     p.add_argument("--no-build", action="store_true",
                    help="skip building the real HIP test program for each mode")
+    p.add_argument("--require", metavar="MODES", default="spirv",
+                   help="modes that must be ready for exit 0, comma-separated (default spirv; "
+                        f"{','.join(MODES)} for all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    required = _modes(args.require)
     results = probe_all(args.compiler, args.prefix)
     d = diagnose(results, build=not args.no_build)
+    ok = all(m.ready for m in d.modes if m.mode in required)
     if args.json:
         print(json.dumps({
-            "ok": d.ok,
+            "ok": ok,
+            "required": sorted(required),
             "compiler": d.compiler.to_json() if d.compiler else None,
             "checks": [asdict(c) for c in d.checks],
             "modes": [asdict(m) for m in d.modes],
             "candidates": [r.to_json() for r in results],
         }, indent=2))
-        return 0 if d.ok else 1
+        return 0 if ok else 1
     # Plain lines, not a table: paths and remedies stay whole in a pipe or an 80-column log.
     width = max(len(c.name) for c in d.checks)
     for c in d.checks:
@@ -46,4 +54,16 @@ def _run(args: argparse.Namespace) -> int:
         else:
             where = f"{m.step} failed: " if m.step else ""
             print(f"mode {m.mode}: not ready ({where}{m.detail})\n  remedy: {m.remedy}")
-    return 0 if d.ok else 1
+    if not ok:
+        print(f"not ready: {', '.join(m.mode for m in d.modes if m.mode in required and not m.ready)} "
+              f"(--require {','.join(sorted(required))})")
+    return 0 if ok else 1
+
+
+def _modes(text: str) -> set[str]:
+    modes = {m.strip() for m in text.split(",") if m.strip()}
+    bad = sorted(modes - set(MODES))
+    if bad or not modes:
+        raise UserError(f"--require {text!r}: {', '.join(bad) or 'no mode'} is not one of {', '.join(MODES)}",
+                        f"pass a comma-separated list such as {','.join(MODES)}")
+    return modes
