@@ -368,3 +368,29 @@ def test_migrate_fingerprints_hash_bytes_not_text(tmp_path: Path, mode: list[str
     assert b"Traceback" not in done.stderr and done.returncode == (1 if mode == ["--check"] else 0), done.stderr
     again = run_cli("migrate", str(tmp_path), "--check", "--baseline", str(tmp_path / "b.json"))
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+@pytest.mark.parametrize(("sig", "code"), [(2, 130), (15, 143)])
+def test_a_signal_in_the_first_second_is_one_line(tmp_path: Path, sig: int, code: int) -> None:
+    """Ctrl-C or SIGTERM while the command line is still importing its commands: no traceback, no raw death."""
+    import signal
+    import time
+    (tmp_path / "CMakeLists.txt").write_text("project(p)\nset(GPU_TARGETS gfx90a)\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO / "plugin")}
+    # Python itself needs some time to start before any code of ours can run: wait until it imported cli.
+    probe = ("import sys, runpy, signal, os\n"
+             "import rocm_spirv.cli\n"
+             "os.write(1, b'r')\n"
+             "sys.argv = ['rocm-spirv', 'migrate', sys.argv[1]]\n"
+             "sys.exit(rocm_spirv.cli.main())\n")
+    for delay in (0.02, 0.05, 0.2, 0.5):  # main() starts microseconds after the marker
+        proc = subprocess.Popen([sys.executable, "-c", probe, str(tmp_path)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env)
+        assert proc.stdout is not None and proc.stdout.read(1) == b"r"
+        time.sleep(delay)
+        proc.send_signal(signal.Signals(sig))
+        _, err = proc.communicate(timeout=60)
+        if proc.returncode == 0:
+            continue  # finished before the signal came
+        assert proc.returncode == code and b"Traceback" not in err, (delay, proc.returncode, err)
+        assert err.count(b"\n") == 1, err
