@@ -278,6 +278,43 @@ def test_presets_keep_user_files_and_edited_presets(tmp_path: Path, cxx: str) ->
     assert json.loads(f.read_text())["configurePresets"][1]["cacheVariables"] == {"MY_OPTION": "ON"}
 
 
+def test_presets_merge_keeps_the_files_formatting(tmp_path: Path, cxx: str) -> None:
+    f = tmp_path / "CMakePresets.json"
+    f.write_bytes(b'{\r\n\t"version": 6,\r\n\t"configurePresets": [\r\n\t\t{\r\n\t\t\t"name": "caf\xc3\xa9",\r\n'
+                  b'\t\t\t"generator": "Ninja"\r\n\t\t}\r\n\t]\r\n}\r\n')
+    assert presets(tmp_path, cxx).returncode == 0
+    data = f.read_bytes()
+    assert b"\r\n\t\t\t\"name\": \"caf\xc3\xa9\"" in data, data[:200]
+    assert data.count(b"\n") == data.count(b"\r\n") and b"\n  " not in data, "CRLF and tabs kept"
+    assert [p["name"] for p in json.loads(data)["configurePresets"]] == ["caf\u00e9", "native", "spirv", "hybrid"]
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"version": 6, "version": 3}', ["'version' twice"]),
+    ('{"version": 6, "configurePresets": [{"name": "a", "generator": "Ninja", "generator": "Make"}]}',
+     ["'generator' twice"]),
+    ('{"version": 6, "configurePresets": [{"name": ["spirv"]}]}', ['configurePresets[0] has a "name" that is a list']),
+])
+def test_presets_with_duplicate_keys_or_a_list_name_are_one_line(tmp_path: Path, cxx: str, text: str,
+                                                                 words: list[str]) -> None:
+    (tmp_path / "CMakePresets.json").write_text(text)
+    one_line_error(presets(tmp_path, cxx), *words)
+    assert (tmp_path / "CMakePresets.json").read_text() == text
+
+
+def test_presets_in_a_folder_cmake_cannot_name_are_refused_else_read_by_cmake(tmp_path: Path, cxx: str) -> None:
+    bad = tmp_path / "q'uote\\back$ENV{HOME}[=["
+    bad.mkdir()
+    one_line_error(presets(bad, cxx), "CMake rewrites", "rename the folder")
+    assert not (bad / "CMakePresets.json").exists()
+    good = tmp_path / "q'uote [=[;x"
+    good.mkdir()
+    (good / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n")
+    assert presets(good, cxx).returncode == 0
+    done = subprocess.run(["cmake", "--preset", "spirv"], cwd=good, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_concurrent_presets_runs_keep_each_others_presets(tmp_path: Path, cxx: str) -> None:
     for trial in range(4):
         folder = tmp_path / f"t{trial}"
