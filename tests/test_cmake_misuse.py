@@ -52,6 +52,11 @@ FATAL = [
     ("rocm_spirv_target(nosuch)", ["'nosuch' is not a target", "Remedy:"]),
     ("rocm_spirv_target()", ["rocm_spirv_target: no target named", "Remedy: rocm_spirv_target(<target>..."]),
     ("rocm_spirv_target(gpu OFFLOAD)", ["rocm_spirv_target: OFFLOAD given without a value", "Remedy:"]),
+    # Values that name nothing: never a default nobody asked for
+    ('rocm_spirv_target(gpu OFFLOAD hybrid ARCHS "")', ["rocm_spirv_target: ARCHS names no GPU target", "Remedy:"]),
+    ('rocm_spirv_target(gpu OFFLOAD hybrid ARCHS ";;")', ["rocm_spirv_target: ARCHS names no GPU target", "Remedy:"]),
+    ('rocm_spirv_target(gpu OFFLOAD "")', ["rocm_spirv_target: OFFLOAD is empty", "Remedy: OFFLOAD spirv"]),
+    ('rocm_spirv_retarget_directory(ARCHS " , ")', ["rocm_spirv_retarget_directory: ARCHS names no GPU target"]),
     ("rocm_spirv_target(gpu OFFLOAD bogus)", ["offload mode 'bogus' in rocm_spirv_target(OFFLOAD) is not one of",
                                               "Remedy:"]),
     ("rocm_spirv_target(gpu OFFLOAD spirv ARCHS gfx942)",
