@@ -377,13 +377,20 @@ def test_a_signal_in_the_first_second_is_one_line(tmp_path: Path, sig: int, code
     import time
     (tmp_path / "CMakeLists.txt").write_text("project(p)\nset(GPU_TARGETS gfx90a)\n")
     env = {**os.environ, "PYTHONPATH": str(REPO / "plugin")}
-    # Python itself needs some time to start before any code of ours can run: wait until it imported cli.
-    probe = ("import sys, runpy, signal, os\n"
+    # Python itself needs some time to start before any code of ours can run: the child says when main()
+    # has installed its handler (the first thing it does), and the signal comes 0 to 0.5 s later.
+    probe = ("import sys, signal, os\n"
              "import rocm_spirv.cli\n"
-             "os.write(1, b'r')\n"
+             "real = signal.signal\n"
+             "def spy(sig, handler):\n"
+             "    old = real(sig, handler)\n"
+             "    if sig == signal.SIGTERM and handler is not old:\n"
+             "        os.write(1, b'r')\n"
+             "    return old\n"
+             "signal.signal = spy\n"
              "sys.argv = ['rocm-spirv', 'migrate', sys.argv[1]]\n"
              "sys.exit(rocm_spirv.cli.main())\n")
-    for delay in (0.02, 0.05, 0.2, 0.5):  # main() starts microseconds after the marker
+    for delay in (0.0, 0.05, 0.2, 0.5):
         proc = subprocess.Popen([sys.executable, "-c", probe, str(tmp_path)], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=env)
         assert proc.stdout is not None and proc.stdout.read(1) == b"r"

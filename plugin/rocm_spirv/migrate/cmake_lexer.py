@@ -297,6 +297,8 @@ def refs(value: str) -> list[Ref]:
 
 def split_list(value: str) -> list[str]:
     """Split a CMake list on unescaped semicolons, dropping empty elements (as most commands do)."""
+    if "\\" not in value and "[" not in value:  # the usual case, at C speed (a 4 MiB file calls this ~10^6 times)
+        return [x for x in value.split(";") if x]
     items: list[str] = []
     cur: list[str] = []
     depth = 0
