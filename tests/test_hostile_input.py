@@ -401,3 +401,17 @@ def test_a_signal_in_the_first_second_is_one_line(tmp_path: Path, sig: int, code
             continue  # finished before the signal came
         assert proc.returncode == code and b"Traceback" not in err, (delay, proc.returncode, err)
         assert err.count(b"\n") == 1, err
+
+
+def test_deep_nesting_is_refused_per_file_in_one_line(tmp_path: Path) -> None:
+    """if() and #if nested beyond 1000 levels: the file is reported as not analyzed (quadratic otherwise)."""
+    n = 1_500
+    (tmp_path / "CMakeLists.txt").write_text("project(p)\n" + "if(A)\n" * n + "set(GPU_TARGETS gfx90a)\n"
+                                             + "endif()\n" * n)
+    (tmp_path / "k.hip").write_text("#if A\n" * n + "#if __gfx942__\nint x;\n#endif\n" + "#endif\n" * n)
+    (tmp_path / "ok.hip").write_text("#if A\n" * 900 + "#if __gfx942__\nint x;\n#endif\n" + "#endif\n" * 900)
+    done = run_cli("migrate", str(tmp_path), "--check", timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "CMakeLists.txt: error: blocks nested more than 1000 deep; skipped" in done.stdout, done.stdout
+    assert "k.hip: error: #if nested more than 1000 deep; skipped" in done.stdout
+    assert "ok.hip:901:" in done.stdout, "900 levels are still analyzed"

@@ -90,8 +90,11 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     if root.is_dir():
         first = _read(base / "CMakeLists.txt").text
         if first is not None:
-            facts = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), Context(top_level=True))[1]
-            top_policy, scopes[""] = facts.policy_version, tuple(facts.variables.items())
+            try:
+                facts = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), Context(top_level=True))[1]
+                top_policy, scopes[""] = facts.policy_version, tuple(facts.variables.items())
+            except RecursionError:
+                pass  # reported with the file itself, in the walk below
 
     def inherited(rel_dir: str) -> tuple[tuple[str, str], ...]:
         """The scope a CMakeLists.txt in rel_dir starts with: that of the nearest directory above with a
@@ -103,8 +106,11 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             text = _read(base / parent / "CMakeLists.txt").text
             if text is not None:
                 ctx = Context(top_policy, False, inherited(parent))
-                scopes[parent] = tuple(cmake_rules.analyze(posixpath.join(parent, "CMakeLists.txt"),
-                                                           for_analysis(text), ctx)[1].variables.items())
+                try:
+                    scopes[parent] = tuple(cmake_rules.analyze(posixpath.join(parent, "CMakeLists.txt"),
+                                                               for_analysis(text), ctx)[1].variables.items())
+                except RecursionError:
+                    scopes[parent] = ()  # reported with the file itself
             elif not parent:
                 scopes[parent] = ()
             else:
@@ -150,8 +156,9 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 report = source_rules.analyze(rel, text)
                 arch_macros |= report.arch_macros
                 live_macros |= report.live_macros
-        except RecursionError:  # absurdly nested JSON or CMake: data, not build logic
-            report = FileReport(rel, kind, error="nested too deeply to analyze; skipped")
+        except RecursionError as err:  # absurdly nested JSON, CMake or #if: data, not build logic
+            why = str(err) if str(err).startswith(("blocks", "#if")) else "nested too deeply to analyze"
+            report = FileReport(rel, kind, error=f"{why}; skipped")
         if report.findings:
             gate.mark_suppressed(report.findings, text)
         if report.pending:
