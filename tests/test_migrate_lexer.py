@@ -127,4 +127,4 @@ def test_migrate_does_not_edit_a_command_hidden_behind_a_cr_comment(tmp_path: Pa
     (tmp_path / "CMakeLists.txt").write_bytes(b"project(p)\n# note\radd_library(k k.hip)\nset(GPU_TARGETS gfx90a)\n")
     diff = subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", str(tmp_path), "--diff"],
                           capture_output=True, check=False, timeout=60)
-    assert diff.returncode == 0 and b"rocm_spirv_target(k)" not in diff.stdout, diff.stdout
+    assert diff.returncode == 1 and b"rocm_spirv_target(k)" not in diff.stdout, diff.stdout

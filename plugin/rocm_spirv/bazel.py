@@ -15,6 +15,7 @@ from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import refuse_newlines
 from rocm_spirv.generate.ownership import Plan, plan_write, stamp, write_planned
+from rocm_spirv.offload import device_debug_opted_in, spirv_device_flags
 from rocm_spirv.resources import templates_dir
 from rocm_spirv.toolchain.choose import resolve
 from rocm_spirv.toolchain.probe import ProbeResult
@@ -47,7 +48,8 @@ class BazelConfig:
             compiler=r.path,
             clang_version=r.version or "unknown",
             source=r.source,
-            spirv_flags=list(r.spirv_flags) if r.can_spirv else None,
+            # Scoped like every other home of the SPIR-V flags (offload.spirv_device_flags).
+            spirv_flags=spirv_device_flags(r.spirv_flags, device_debug_opted_in(os.environ)) if r.can_spirv else None,
             gfx_targets=list(r.gfx_targets),
             # Without ROCm device libraries gfx code links none; SPIR-V gets them at JIT time.
             default_copts=[] if r.device_libs else ["-nogpulib"],
@@ -98,9 +100,22 @@ def _keep_mode(path: Path, wanted: int) -> int | None:
     return have | 0o100 if wanted & 0o100 else None
 
 
-def workspace_snippet(out: Path) -> str:
-    lines = [f'local_repository(name = "rocm_spirv", path = {starlark(str(out))})']
-    lines += [f'local_repository(name = "{n}", path = {starlark(f"{out}/offline/{n}")})' for n in OFFLINE_REPOS]
+WORKSPACE_FILES = ("WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel")
+
+
+def workspace_root(start: Path) -> Path | None:
+    """The Bazel workspace `start` is in: the nearest folder at or above it with a WORKSPACE file."""
+    here = start.absolute()
+    return next((d for d in (here, *here.parents) if any((d / f).is_file() for f in WORKSPACE_FILES)), None)
+
+
+def workspace_snippet(out: Path, workspace: Path | None = None) -> str:
+    """The WORKSPACE lines; inside `workspace` the paths are relative to it, so a team can commit them."""
+    where = Path(os.path.normpath(out.absolute()))
+    if workspace is not None and where.is_relative_to(workspace.absolute()):
+        where = where.relative_to(workspace.absolute())
+    lines = [f'local_repository(name = "rocm_spirv", path = {starlark(str(where))})']
+    lines += [f'local_repository(name = "{n}", path = {starlark(f"{where}/offline/{n}")})' for n in OFFLINE_REPOS]
     return "\n".join(lines) + "\n"
 
 
@@ -109,10 +124,10 @@ def render(cfg: BazelConfig, out: Path, force: bool = False) -> list[Path]:
     written: a file rocm-spirv did not write (or one it wrote and the user edited) stops the run."""
     out = out.absolute()
     if out.exists() and not out.is_dir():
-        raise UserError(f"{out} exists and is not a folder", "pass --output DIR for a new or generated folder")
+        raise UserError(f"{out} exists and is not a folder", "pass --output-dir DIR for a new or generated folder")
     if out.is_dir() and any(out.iterdir()) and not (out / "toolchain_config.bzl").is_file():
         raise UserError(f"{out} is not empty and not a generated @rocm_spirv repository",
-                        "pass --output DIR for a new folder (regenerating over an earlier output is fine)")
+                        "pass --output-dir DIR for a new folder (regenerating over an earlier output is fine)")
     root = templates_dir() / "bazel"
     env = _env()
     runtime = Path(cfg.hip_runtime) if cfg.hip_runtime else None
