@@ -340,6 +340,34 @@ def test_validate_rejected_module_fails_the_gate(art: dict[str, Path], tmp_path:
     assert code == 0  # without --validate nothing runs spirv-val
 
 
+def test_validate_runs_spirv_val_once_per_distinct_module(art: dict[str, Path], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """2,000 copies of two modules (one rejected): two spirv-val runs, and every entry gets its verdict."""
+    from rocm_spirv.inspect import validate as val
+    tool = val.spirv_val()
+    if tool is None:
+        pytest.skip("spirv-val was not found (pip install the dev extra, or apt-get install spirv-tools)")
+    good = spirv_module(art)
+    bad = bytearray(good)
+    struct.pack_into("<I", bad, 12, 10)
+    fb = tmp_path / "many.fb"
+    fb.write_bytes(plain_bundle([("hip-spirv64-amd-amdhsa--amdgcnspirv", good if i % 2 else bytes(bad))
+                                 for i in range(2_000)]))
+    runs: list[int] = []
+    real = val.validate_payload
+
+    def counted(t: str, payload: bytes, timeout: float = 60.0) -> object:
+        runs.append(len(payload))
+        return real(t, payload, timeout)
+
+    monkeypatch.setattr(val, "validate_payload", counted)
+    code, out, _ = cli(capsys, "inspect", "--validate", "--json", str(fb))
+    doc = json.loads(out)
+    assert code == 1 and len(runs) == 2, runs
+    assert len(doc["validation"]["failures"]) == 1_000
+
+
 # --- 5. compare: files in a build tree that are not binaries --------------------------------------
 
 def test_compare_skips_scripts_and_thin_archives(art: dict[str, Path], tmp_path: Path) -> None:
