@@ -81,6 +81,7 @@ def _format(buf: Buffer) -> str:
 def _bare(name: str, buf: Buffer, what: str, sink: Sink | None, limits: Limits = DEFAULT_LIMITS) -> FileReport:
     """A code object or SPIR-V module on its own (bundler -type=a archives hold code objects)."""
     base = name.rsplit("(", 1)[-1].rstrip(")").rsplit("/", 1)[-1]
+    co = None
     if spirv.is_spirv(buf):
         ident = "hip-spirv64-amd-amdhsa--amdgcnspirv"
     else:
@@ -92,7 +93,7 @@ def _bare(name: str, buf: Buffer, what: str, sink: Sink | None, limits: Limits =
         if at >= 0:
             ident = base[at:].removesuffix(".o").removesuffix(".spv")
             break
-    entry = describe(ident, buf, 0, len(buf), "file", len(buf), f"{name}: {what}", limits)
+    entry = describe(ident, buf, 0, len(buf), "file", len(buf), f"{name}: {what}", limits, co)
     if sink is not None and entry.kind == SPIRV:
         sink[(name, 0)] = bytes(buf)
     return FileReport(name, what.replace(" ", "-").lower(), (entry,))
@@ -196,7 +197,7 @@ def _image_entry(buf: Buffer, image: offloadbinary.OffloadImage, name: str,
 
 
 def describe(ident: str, buf: Buffer, off: int, size: int, container: str, stored: int | None,
-             what: str, limits: Limits = DEFAULT_LIMITS) -> Entry:
+             what: str, limits: Limits = DEFAULT_LIMITS, parsed: codeobject.CodeObjectInfo | None = None) -> Entry:
     """Kind from the payload's magic; SPIR-V and code objects read further and checked against the id."""
     eid = parse_entry_id(ident)
     problems: list[str] = []
@@ -209,7 +210,7 @@ def describe(ident: str, buf: Buffer, off: int, size: int, container: str, store
             problems.append(f"id names {eid.processor or eid.triple}, payload is SPIR-V")
         return Entry(ident, SPIRV, eid.processor, size, stored, container, spirv=info, problems=tuple(problems))
     if codeobject.is_code_object(buf, off, size):
-        co = codeobject.parse_code_object(buf, off, size, what, limits)
+        co = parsed or codeobject.parse_code_object(buf, off, size, what, limits)  # parsed: read once already
         if eid.is_spirv:
             problems.append("id names SPIR-V, payload is an AMDGPU code object")
         elif eid.processor and eid.processor != co.target:
