@@ -133,3 +133,18 @@ def test_a_code_object_under_the_symbol_limit_lists_its_kernels() -> None:
     report = inspect_data("k.co", hostile.code_object_kd_symbols(50), Limits(max_symbols=50))
     (entry,) = report.files[0].entries
     assert entry.code_object is not None and len(entry.code_object.kernels) == 50
+
+
+def test_out_of_memory_under_a_memory_limit_is_one_line(tmp_path: Path) -> None:
+    """As a constrained CI job runs it (ulimit -v): a bomb let past its limit ends in one line, exit 2."""
+    import resource
+    path = tmp_path / "kd.co"
+    path.write_bytes(hostile.code_object_kd_symbols(720_000))
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (130 << 20, 130 << 20))
+
+    done = subprocess.run([sys.executable, "-m", "rocm_spirv", "inspect", str(path), "--max-symbols", "10000000",
+                           "--json"], capture_output=True, text=True, timeout=300, preexec_fn=limit, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.count("\n") == 1 and "out of memory" in done.stderr
