@@ -47,3 +47,24 @@ def test_wheel_metadata_install_code_quotes_every_value(tmp_path: Path) -> None:
     assert not pwned, f"code from a folder name ran at install: {pwned}"
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "inst" / "share" / "rocm_spirv" / "p.json").is_file(), done.stdout
+
+
+@pytest.mark.skipif(CMAKE is None, reason="cmake is needed (apt-get install cmake)")
+def test_python_found_by_the_project_is_the_one_build_steps_run(tmp_path: Path) -> None:
+    """FindPython3 leaves Python3_EXECUTABLE a normal variable (it caches only _Python3_EXECUTABLE):
+    rocm_spirv_verify() and the wheel record must take it, not report "no Python found"."""
+    assert CMAKE is not None
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
+        'find_package(Python3 COMPONENTS Interpreter REQUIRED)\nfind_package(RocmSpirv REQUIRED)\n'
+        '_rocm_spirv_python(test py pythonpath)\nmessage(STATUS "py=${py}")\n')
+    done = subprocess.run([CMAKE, "-S", str(src), "-B", str(tmp_path / "b"), f"-DRocmSpirv_DIR={REPO / 'cmake'}",
+                           f"-DPython3_EXECUTABLE={sys.executable}"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert f"py={sys.executable}" in done.stdout
+    again = subprocess.run([CMAKE, "-S", str(src), "-B", str(tmp_path / "c"), f"-DRocmSpirv_DIR={REPO / 'cmake'}"],
+                           capture_output=True, text=True, check=False)
+    assert again.returncode == 0 and "no Python found" not in again.stderr, again.stderr
+    assert "py=/" in again.stdout
