@@ -198,3 +198,22 @@ def test_hidden_visibility_library_keeps_host_symbols_hidden(mode: str, toolchai
         assert f"{lib}_exported" in exported, (mode, lib, proc.stdout)
         # A bare -fvisibility=default on the host compile would export the internal function too.
         assert f"{lib}_internal" not in exported, (mode, lib, proc.stdout)
+
+
+@pytest.mark.parametrize(("request_", "found"), [
+    ("0.1 EXACT", True), ("0.1.0 EXACT", True), ("0.1.1 EXACT", False), ("0.2 EXACT", False),
+    ("0", True), ("0.1", True), ("0.0.5", True), ("0.2", False), ("1", False),
+    ("0.1...0.1.0", True), ("0.0.1...<0.1", False), ("0.0.1...0.0.9", False), ("0.1...<1", True),
+    ("0.1...<2", False), ("0.1...1.0", False),
+])
+def test_version_requests_follow_same_major_semantics(tmp_path: Path, request_: str, found: bool) -> None:
+    """As write_basic_package_version_file(SameMajorVersion) answers, but 0.1 EXACT is met by 0.1.0."""
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "CMakeLists.txt").write_text(
+        f"cmake_minimum_required(VERSION 3.21)\nproject(p NONE)\nfind_package(RocmSpirv {request_} QUIET)\n"
+        'message(STATUS "found=${RocmSpirv_FOUND}")\n')
+    out = subprocess.run([tool("cmake"), "-S", str(proj), "-B", str(tmp_path / "b"),
+                          f"-DRocmSpirv_DIR={REPO / 'cmake'}"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert f"found={1 if found else 0}" in out.stdout, out.stdout

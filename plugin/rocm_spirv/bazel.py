@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,6 +98,15 @@ def _env() -> jinja2.Environment:
     return env
 
 
+def _keep_mode(path: Path, wanted: int) -> int | None:
+    """Re-rendering a file keeps the mode its user gave it (chmod 600); a script keeps its u+x."""
+    try:
+        have = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return wanted
+    return have | 0o100 if wanted & 0o100 else None
+
+
 WORKSPACE_FILES = ("WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel")
 
 
@@ -158,7 +168,7 @@ def render(cfg: BazelConfig, out: Path, force: bool = False) -> list[Path]:
             text = src.read_text(encoding="utf-8")
         plans.append((plan_write(dest, stamp(text, dest.name), force, remedy), mode))
     for plan, mode in plans:
-        write_planned(plan, mode)
+        write_planned(plan, _keep_mode(plan.path, mode))
     return [plan.path for plan, _ in plans]
 
 

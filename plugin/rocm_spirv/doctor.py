@@ -98,14 +98,14 @@ def prefix_problems(prefix: Path) -> list[str]:
     if manifest is None:
         return [f"{prefix}/manifest.json is missing or from another rocm-spirv version"]
     problems = [f"{p} is gone" for p in manifest.external if not Path(p).exists()]
-    # The wrappers are what every build runs; missing headers, libraries or
-    # device code are reported by their own checks and the mode builds.
+    # Every file is hashed (a few MiB): a truncated device library is as broken as a changed wrapper.
+    # Missing headers, libraries or device code are reported by their own checks and the mode builds;
+    # a missing wrapper is reported here, as every build runs one.
     for rel, digest in manifest.files.items():
         path = prefix / rel
-        if not rel.startswith("bin/"):
-            continue
         if not path.is_file():
-            problems.append(f"{path} is missing")
+            if rel.startswith("bin/"):
+                problems.append(f"{path} is missing")
         elif sha256_file(path) != digest:
             problems.append(f"{path} was changed")
     return problems

@@ -29,6 +29,7 @@ MEANINGS: dict[str, str] = {
     "--baseline": "a findings file whose findings do not fail the gate",
     "--reference-arch": "the one native target SPIR-V is held against",
     "--exclude": "a path glob to skip",
+    "--require": "what must hold for exit 0, else exit 1 (inspect: a target spec; doctor: modes that must be ready)",
     "--exclude-library": "a shared-library pattern auditwheel must not vendor",
     "--quiet": "no progress or notes on stderr",
     "--color": "color on a terminal: auto (honours NO_COLOR), always, never",

@@ -17,6 +17,7 @@ from rocm_spirv.offload import MODES, parse_archs
 from rocm_spirv.toolchain.choose import resolve
 from rocm_spirv.toolchain.launcher import resolve_launcher
 
+_CMAKE_MANGLES = frozenset('\\$"')
 IGNORE = "# written by rocm-spirv presets generate: machine-specific toolchain files\n*\n"
 
 
@@ -56,6 +57,14 @@ def _generate(args: argparse.Namespace) -> int:
     if not re.fullmatch(r"[A-Za-z0-9_.+-]*", args.name_prefix):
         raise UserError(f"--name-prefix {args.name_prefix!r} has characters a preset name and build folder "
                         "should not", "use letters, digits and _ . + -")
+    folder = str(out.parent.absolute())
+    mangled = sorted({c for c in folder if c in _CMAKE_MANGLES})
+    if mangled:
+        # CMake reads \ in a source path as a separator, and records the toolchain path in
+        # CMakeSystem.cmake as include("<path>"), where $ENV{..}/${..} expand and " ends the string.
+        raise UserError(f"{folder} holds {' '.join(repr(c) for c in mangled)}, which CMake rewrites in a source "
+                        "or toolchain path, so `cmake --preset` could not use presets written there",
+                        "rename the folder (or run from a link to it whose path has none of them)")
     config.resolve(args, "presets generate", out.absolute().parent)  # the project's settings; flags win
     archs = parse_archs(args.native_archs)
     compiler = resolve(args.compiler, "spirv")

@@ -6,7 +6,7 @@ import struct
 from dataclasses import dataclass
 
 from rocm_spirv import offload
-from rocm_spirv.inspect.base import Buffer, FormatError, cstring, need
+from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits, cstring, need
 
 EM_AMDGPU = 224
 ELFOSABI_AMDGPU_HSA = 64
@@ -50,7 +50,8 @@ def is_code_object(buf: Buffer, off: int, size: int) -> bool:
     return buf[off + 4] == 2 and buf[off + 5] == 1 and struct.unpack_from("<H", buf, off + 18)[0] == EM_AMDGPU
 
 
-def parse_code_object(buf: Buffer, off: int, size: int, what: str = "code object") -> CodeObjectInfo:
+def parse_code_object(buf: Buffer, off: int, size: int, what: str = "code object",
+                      limits: Limits = DEFAULT_LIMITS) -> CodeObjectInfo:
     """Header and symbol table only; every offset is checked against the entry's bounds."""
     end = off + size
     need(buf, off, ELF_HEADER.size, end, what)
@@ -69,11 +70,12 @@ def parse_code_object(buf: Buffer, off: int, size: int, what: str = "code object
         xnack = "on" if flags & 0x100 else "any"
         sramecc = "on" if flags & 0x200 else "any"
     generic = (flags >> 24) & 0xFF if version >= 6 else 0
-    kernels = _kernels(buf, off, end, shoff, shentsize, shnum, what)
+    kernels = _kernels(buf, off, end, shoff, shentsize, shnum, what, limits)
     return CodeObjectInfo(target, xnack, sramecc, version, generic, kernels)
 
 
-def _kernels(buf: Buffer, off: int, end: int, shoff: int, shentsize: int, shnum: int, what: str) -> tuple[str, ...]:
+def _kernels(buf: Buffer, off: int, end: int, shoff: int, shentsize: int, shnum: int, what: str,
+             limits: Limits = DEFAULT_LIMITS) -> tuple[str, ...]:
     if shnum == 0 or shoff == 0:
         return ()
     if shentsize != SECTION_HEADER.size:
@@ -98,4 +100,6 @@ def _kernels(buf: Buffer, off: int, end: int, shoff: int, shentsize: int, shnum:
             name = cstring(buf, str_start + st_name, str_end, f"{what} symbol name")
             if name.endswith(".kd"):
                 names.add(name[:-3])
+                if len(names) > limits.max_symbols:
+                    raise limits.refuse(f"{what}: kernel symbols", len(names), "max_symbols")
     return tuple(sorted(names))

@@ -24,7 +24,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from rocm_spirv import __version__, settings
@@ -148,11 +148,34 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
     )
 
 
+def _badly_typed(data: dict[str, object]) -> str | None:
+    """The first manifest field whose JSON type is not the one Manifest declares, as 'name is a list'."""
+    for f in fields(Manifest):
+        if f.name not in data:
+            continue
+        value, kind = data[f.name], str(f.type)
+        if kind.startswith("list"):
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        elif kind.startswith("dict"):
+            ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+        elif kind == "int":
+            ok = isinstance(value, int)
+        else:
+            ok = isinstance(value, str) or (value is None and "None" in kind)
+        if not ok:
+            return f"{f.name} is {type(value).__name__}, not {kind}"
+    return None
+
+
 def read_manifest(prefix: Path) -> Manifest | None:
+    """The prefix's manifest; None without one (or of another schema). A damaged one is one line."""
     try:
         data = json.loads((prefix / MANIFEST).read_text())
-        if data.get("schema") != MANIFEST_SCHEMA:
+        if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
             return None
+        if (bad := _badly_typed(data)) is not None:
+            raise UserError(f"{prefix / MANIFEST} is damaged ({bad})",
+                            f"provision again: rocm-spirv toolchain provision --prefix {prefix}")
         return Manifest(**data)
     except (OSError, ValueError, TypeError, AttributeError):
         return None

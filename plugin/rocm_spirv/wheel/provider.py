@@ -14,16 +14,20 @@ or scikit-build-core's `SKBUILD_NO_ENTRYPOINT_CONFIG=1`.
 
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from packaging.markers import UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from rocm_spirv import config
 from rocm_spirv.errors import UserError
+from rocm_spirv.fsutil import read_regular
 from rocm_spirv.generate.ownership import plan_write, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.toolchain.choose import resolve
@@ -44,30 +48,80 @@ CMAKE_FOR_HIP = ">=3.28"
 OPT_OUT = "or set ROCM_SPIRV_SKBUILD=0 and configure the build yourself"
 
 
+MAX_PYPROJECT = 1 << 20  # a pyproject.toml is a few KiB; more is not one to read
+
+
+def _fail(line: str) -> NoReturn:
+    """Before CMake starts, in pip's output: one line with the cause and the remedy, exit 2."""
+    print(f"rocm-spirv: error: {line}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def requires_rocm_spirv(pyproject: Path) -> bool:
-    """Entry points apply to every build in an environment; only projects asking for us get settings."""
+    """Entry points apply to every build in an environment; only projects asking for us get settings
+    (a requirement whose marker is false here, `rocm-spirv; python_version < "3"`, does not ask)."""
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        # A FIFO named pyproject.toml would block the build for ever: regular files only.
+        data = read_regular(pyproject, MAX_PYPROJECT)
+    except FileNotFoundError:
         return False
-    requires = data.get("build-system", {}).get("requires", [])
+    except OSError as err:
+        _fail(f"cannot read {pyproject}: {err.strerror or err}; make it a regular file ({OPT_OUT})")
+    if data is None:
+        _fail(f"{pyproject} is larger than {MAX_PYPROJECT >> 20} MiB, not a project file ({OPT_OUT})")
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False  # the build frontend reports a broken pyproject.toml itself
+    system = doc.get("build-system", {})
+    if not isinstance(system, dict):
+        _fail(f"{pyproject}: build-system is a {type(system).__name__}, not a table; fix pyproject.toml "
+              "([build-system] with requires = [...], PEP 518)")
+    requires = system.get("requires", [])
     if not isinstance(requires, list):
-        return False
+        return False  # not a list of requirements: the frontend reports it
     for text in requires:
         try:
-            if canonicalize_name(Requirement(str(text)).name) == "rocm-spirv":
-                return True
+            req = Requirement(str(text))
         except InvalidRequirement:
             continue
+        if canonicalize_name(req.name) != "rocm-spirv":
+            continue
+        try:
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                return True
+        except UndefinedEnvironmentName:
+            return True
+    return False
+
+
+_TOOLCHAIN = re.compile(r"(?:-D\s*)?CMAKE_TOOLCHAIN_FILE(?::[A-Za-z]+)?=")
+
+
+def _names_toolchain(args: list[str]) -> bool:
+    """-DCMAKE_TOOLCHAIN_FILE=…, -D CMAKE_TOOLCHAIN_FILE=… or --toolchain among CMake arguments (the
+    text inside another define's value is not one)."""
+    for i, arg in enumerate(args):
+        if arg.startswith("--toolchain"):
+            return True
+        if arg.startswith("-D") and _TOOLCHAIN.match(arg[2:].lstrip()):
+            return True
+        if arg == "-D" and i + 1 < len(args) and _TOOLCHAIN.match(args[i + 1]):
+            return True
     return False
 
 
 def own_toolchain(env: Mapping[str, str]) -> bool:
     """A toolchain file the build names itself by environment (`-C cmake.toolchain-file` wins anyway)."""
-    return bool(env.get("CMAKE_TOOLCHAIN_FILE") or env.get("SKBUILD_CMAKE_TOOLCHAIN_FILE")
-                or "CMAKE_TOOLCHAIN_FILE" in env.get("CMAKE_ARGS", "")
-                or "CMAKE_TOOLCHAIN_FILE" in env.get("SKBUILD_CMAKE_ARGS", "")
-                or "CMAKE_TOOLCHAIN_FILE" in env.get("SKBUILD_CMAKE_DEFINE", ""))
+    if env.get("CMAKE_TOOLCHAIN_FILE") or env.get("SKBUILD_CMAKE_TOOLCHAIN_FILE"):
+        return True
+    try:
+        cmake_args = shlex.split(env.get("CMAKE_ARGS", ""))
+    except ValueError:  # unbalanced quotes: as scikit-build-core, split on blanks
+        cmake_args = env.get("CMAKE_ARGS", "").split()
+    # scikit-build-core reads SKBUILD_CMAKE_ARGS and SKBUILD_CMAKE_DEFINE as ;-separated lists.
+    return (_names_toolchain(cmake_args) or _names_toolchain(env.get("SKBUILD_CMAKE_ARGS", "").split(";"))
+            or any(_TOOLCHAIN.match(d.strip()) for d in env.get("SKBUILD_CMAKE_DEFINE", "").split(";")))
 
 
 def toolchain_file(env: Mapping[str, str], launcher_spec: str = "") -> Path:
