@@ -180,3 +180,31 @@ def _single_command(option: str) -> bool:
     from rocm_spirv.cli import _leaves
 
     return sum(option in {o for a in leaf._actions for o in a.option_strings} for leaf in _leaves(build_parser())) == 1
+
+
+def test_color_follows_the_flag_and_no_color(tmp_path: Path) -> None:
+    import os
+
+    collection = str(REPO / "tests" / "data" / "example_collection")
+
+    def ansi(*argv: str, **env: str) -> bool:
+        done = subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", collection, "--output-format", "table",
+                               *argv], capture_output=True, text=True, check=False, timeout=120,
+                              env={**{k: v for k, v in os.environ.items() if k != "NO_COLOR"},
+                                   "PYTHONPATH": str(REPO / "plugin"), **env})
+        assert done.returncode == 0, done.stderr
+        return "\x1b[" in done.stdout
+
+    assert not ansi()  # a pipe: auto means no color
+    assert ansi("--color", "always") and not ansi("--color", "never")
+    assert ansi("--color", "always", NO_COLOR="1")  # a flag wins over the environment (no-color.org)
+    # -q and --color are accepted by every command, after it, as users type them.
+    for leaf in _all_leaves():
+        options = {o for a in leaf._actions for o in a.option_strings}
+        assert {"-q", "--quiet", "--color"} <= options, leaf.prog
+
+
+def _all_leaves() -> list[argparse.ArgumentParser]:
+    from rocm_spirv.cli import _leaves
+
+    return list(_leaves(build_parser()))

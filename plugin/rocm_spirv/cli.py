@@ -15,8 +15,8 @@ from typing import NoReturn
 import argcomplete
 from argcomplete.shell_integration import shellcode
 
-from rocm_spirv import __version__
-from rocm_spirv.commands.flags import add_output_format
+from rocm_spirv import __version__, term
+from rocm_spirv.commands.flags import add_output_format, add_output_options
 from rocm_spirv.commands.teach import teach
 from rocm_spirv.errors import RocmSpirvError, os_error
 from rocm_spirv.resources import cmake_dir
@@ -87,10 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
         leaf.set_defaults(_leaf=leaf)
         teach(leaf.prog.removeprefix("rocm-spirv").strip(), leaf)
         add_output_format(leaf)
+        add_output_options(leaf)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    term.OUTPUT = term.Output()  # -q and --color set it while parsing; a fresh run starts from the defaults
     parser = build_parser()
     # Under a completion request (the shell sets _ARGCOMPLETE) this answers and exits; else it returns.
     argcomplete.autocomplete(parser)

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from rocm_spirv import term
+
 MEANINGS: dict[str, str] = {
     "--json": "print the result as one JSON document (shorthand for --output-format json)",
     "--output-format": "how the result is printed: text, json (migrate: also table, sarif)",
@@ -27,6 +29,8 @@ MEANINGS: dict[str, str] = {
     "--reference-arch": "the one native target SPIR-V is held against",
     "--exclude": "a path glob to skip",
     "--exclude-library": "a shared-library pattern auditwheel must not vendor",
+    "--quiet": "no progress or notes on stderr",
+    "--color": "color on a terminal: auto (honours NO_COLOR), always, never",
 }
 
 # old spelling -> (command, new spelling), for the release that still accepts the old one
@@ -76,3 +80,25 @@ def add_output_format(parser: argparse.ArgumentParser) -> None:
     if "--json" in options and "--output-format" not in options:
         parser.add_argument("--output-format", choices=("text", "json"), action=_OutputFormat,
                             default=argparse.SUPPRESS, help="text (default) or json, the same as --json")
+
+
+class _Color(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        term.OUTPUT.color = values
+        setattr(namespace, self.dest, values)
+
+
+class _Quiet(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        term.OUTPUT.quiet = True
+        setattr(namespace, self.dest, True)
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """-q/--quiet and --color on every command, where users type them (after the command)."""
+    parser.add_argument("-q", "--quiet", action=_Quiet, nargs=0, default=False,
+                        help="no progress or notes on stderr (results and errors still print)")
+    parser.add_argument("--color", choices=term.COLORS, action=_Color, default="auto",
+                        help="color on a terminal (auto, the default, honours NO_COLOR), always, or never")

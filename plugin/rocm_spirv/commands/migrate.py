@@ -21,7 +21,7 @@ from rocm_spirv.migrate.gate import Gate
 from rocm_spirv.migrate.report import print_table, to_json, write_statistics, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
-from rocm_spirv.term import console
+from rocm_spirv.term import console, note
 
 
 def register(sub: Any) -> None:
@@ -98,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
         with locked(base):
             done = recover(base)
             if done:
-                print(f"rocm-spirv: {done}", file=sys.stderr)
+                note(done)
             s = scan(root.resolve(), tuple(args.exclude))
             changes = as_bytes(plan(s), s.bom)
             if changes:
