@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_spirv.compare import jit
+from rocm_spirv.compare import jit, proc
 from rocm_spirv.compare.model import BASELINE, Run, Variant
 from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.errors import RocmSpirvError
@@ -119,12 +119,12 @@ def _children_cpu() -> float:
 
 
 def _timed(cmd: list[str], step: str, **env: str) -> float:
+    """Run one configure or build, timed; stopping compare stops all of it (compare/proc.py)."""
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                          env={**os.environ, "CLICOLOR_FORCE": "0", **env})
+    rc, out, err = proc.run(cmd, env={**os.environ, "CLICOLOR_FORCE": "0", **env})
     elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        lines = (proc.stdout + proc.stderr).strip().splitlines()
+    if rc != 0:
+        lines = (out + err).strip().splitlines()
         raise BuildFailed(step, "\n".join(lines[-25:]), cmd)
     return elapsed
 
