@@ -44,6 +44,7 @@ from rocm_spirv.migrate.source_checks.wave_size import (
     wave_use,
 )
 
+MAX_NESTING = 1000  # #if groups open at once
 RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULES)
 
 # Substrings a rule's pattern cannot match without. Stripping comments and strings only removes
@@ -285,6 +286,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 cond = directive_condition(word, rest)
                 direct = direct_names(cond) if word not in ("else", "endif") else []
                 if word in ("if", "ifdef", "ifndef"):
+                    if len(stack) >= MAX_NESTING:  # every line looks at every open #if: refuse, not quadratic
+                        raise RecursionError(f"#if nested more than {MAX_NESTING} deep")
                     g = _Group(parent_live=live, arch=is_arch(cond, direct), direct=bool(direct),
                                line=no, col=_indent(snippet), snippet=snippet)
                     v = evaluate(cond, lookup)
