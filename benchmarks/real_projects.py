@@ -155,8 +155,13 @@ def run_step(argv: list[str], log: Path, cwd: Path | None = None) -> Step:
             proc.wait()
             rc = None
         except BaseException:
-            # Interrupted or terminated: the step's own session goes with us.
-            os.killpg(proc.pid, signal.SIGKILL)
+            # Interrupted or terminated: the step goes with us. SIGTERM first: ninja runs each command in a
+            # process group of its own and stops them itself on SIGTERM, which a SIGKILL to its group would not.
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
             raise
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
