@@ -79,7 +79,7 @@ FAILURE_RULES: tuple[Rule, ...] = (
     _r("tool", "the prefix lacks ROCm's llvm/bin tools or hipconfig",
        r"^.*(Skipped|skipping).*(llvm-mc|clang-offload-bundler|llvm-dis|hipconfig).*$"),
     _r("tool", "the prefix lacks ROCm's llvm/bin tools or hipconfig",
-       r"^.*Could not find \w+ using the following names: (llvm-mc|clang-offload-bundler|llvm-dis|hipconfig).*$"),
+       r"^.*Could not find \w+ using the following names:\s*(llvm-mc|clang-offload-bundler|llvm-dis|hipconfig)"),
     _r("tool", "rocm-cmake >= 0.11 is missing (ROCMConfig, rocm_check_target_ids)",
        r"^.*(provided by \"ROCM\"|ROCMConfig\.cmake|rocm_check_target_ids).*$"),
     _r("tool", "a binary's device entries do not match its mode (--require)", r"^require .*$"),
@@ -224,7 +224,8 @@ def classify(run: Run, text: str) -> None:
     for rule in FAILURE_RULES:
         m = rule.pattern.search(text)
         if m:
-            run.category, run.reason, run.evidence = rule.category, rule.reason, m.group(0).strip()[:400]
+            evidence = " ".join(m.group(0).split())  # a CMake message wraps its names onto the next line
+            run.category, run.reason, run.evidence = rule.category, rule.reason, evidence[:400]
             return
     run.category, run.reason = "unclassified", "no rule matches the log"
 
@@ -334,6 +335,23 @@ def tool_version(argv: list[str]) -> str:
     return (p.stdout or p.stderr).strip().splitlines()[0] if (p.stdout or p.stderr).strip() else "unknown"
 
 
+def reclassify(results: Path, work: Path) -> None:
+    """Apply the current FAILURE_RULES to the logs of an earlier run (rules grow as logs are read)."""
+    report = json.loads(results.read_text())
+    runs = []
+    for d in report["runs"]:
+        d = {k: v for k, v in d.items() if k not in ("wall_s", "cpu_s")}
+        run = Run(**{**d, "steps": [Step(**s) for s in d["steps"]], "binaries": [Binary(**b) for b in d["binaries"]]})
+        if run.status != "ok":
+            log = work / "build" / run.manifest / run.project / f"{run.mode}-{run.build_type}.log"
+            classify(run, log.read_text(errors="replace"))
+        runs.append(run)
+    report["runs"] = [{**asdict(r), "wall_s": round(r.wall_s, 2), "cpu_s": round(r.cpu_s, 2)} for r in runs]
+    report["summary"] = summary(runs, report["modes"], report["build_types"])
+    write_atomic(results, json.dumps(report, indent=1) + "\n")
+    write_atomic(results.with_suffix(".md"), markdown(report, runs, report["not_run"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--git-dir", action="append", default=[], metavar="OWNER/NAME=PATH",
@@ -346,7 +364,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label", default="")
     ap.add_argument("--compiler", default="auto")
     ap.add_argument("--tool-commit", default="", help="rocm-spirv commit to record (default: git rev-parse HEAD)")
+    ap.add_argument("--reclassify", type=Path, metavar="RESULTS_JSON",
+                    help="only re-apply FAILURE_RULES to the logs under --work of an earlier run's results")
     a = ap.parse_args(argv)
+    if a.reclassify:
+        reclassify(a.reclassify, a.work)
+        return 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds, so the running step is stopped
     modes = [m for m in a.modes.split(",") if m]
     build_types = [b for b in a.build_types.split(",") if b]
