@@ -52,7 +52,8 @@ NATIVE_ARCHS = "gfx942"
 STEP_TIMEOUT = 1800
 
 Category = Literal["tool", "missing-dependency", "project-bug", "cuda-only", "gcn-asm", "unclassified"]
-Status = Literal["ok", "invalid-spirv", "require-failed", "configure-failed", "build-failed", "no-gpu-binary",
+# host-only: built, and no binary carries device code (a device query, a host library): not a failure.
+Status = Literal["ok", "invalid-spirv", "require-failed", "configure-failed", "build-failed", "host-only",
                  "timeout"]
 
 
@@ -86,6 +87,8 @@ FAILURE_RULES: tuple[Rule, ...] = (
     _r("cuda-only", "the project is CUDA source", r"^.*(\.cu\b.*(error|unknown)|CUDA.*(required|only)).*$"),
     _r("gcn-asm", "GCN inline assembly does not assemble for SPIR-V",
        r"^.*(invalid (instruction|operand)|unknown (instruction|register)|inline asm|instruction not supported).*$"),
+    _r("missing-dependency", "a HIP header the registry HIP headers (PyPI triton's ROCm 7.1 subset) lack",
+       r"^.*error: \"hip/\S+ is not in the rocm-spirv prefix's.*$"),
     _r("missing-dependency", "a package CMake cannot find",
        r"^.*(Could not find a package configuration file provided by \"\w+\"|Could NOT find \w+"
        r"|No package '[^']+' found).*$"),
@@ -255,8 +258,8 @@ def build_one(cli: list[str], tc: Path, src: Path, build: Path, mf: Manifest, pr
     elif any(not b.require_met for b in run.binaries):
         run.status = "require-failed"
     elif run.status == "ok" and not run.binaries:
-        run.status = "no-gpu-binary"
-    if run.status != "ok":
+        run.status = "host-only"
+    if run.status not in ("ok", "host-only"):
         classify(run, log.read_text(errors="replace"))
     return run
 
@@ -269,8 +272,9 @@ def summary(runs: list[Run], modes: list[str], build_types: list[str]) -> dict[s
             spirv_bins = [b for r in sel for b in r.binaries if b.spirv]
             out[f"{mode}/{bt}"] = {
                 "runs": len(sel),
-                "built": sum(r.status in ("ok", "invalid-spirv", "require-failed") for r in sel),
+                "built": sum(r.status in ("ok", "host-only", "invalid-spirv", "require-failed") for r in sel),
                 "ok": sum(r.status == "ok" for r in sel),
+                "host_only": sum(r.status == "host-only" for r in sel),
                 "binaries": sum(len(r.binaries) for r in sel),
                 "spirv_binaries": len(spirv_bins),
                 "spirv_binaries_invalid": sum(bool(b.invalid) for b in spirv_bins),
@@ -293,23 +297,25 @@ def markdown(report: dict[str, object], runs: list[Run], not_run: list[dict[str,
              "| upstream | commit | projects |", "| --- | --- | --- |"]
     for u in report["upstreams"]:  # type: ignore[attr-defined]
         lines.append(f"| {u['repo']} | {u['commit']} | {u['projects']} |")
-    lines += ["", "| mode / build type | runs | built | ok | binaries with device code | SPIR-V binaries | "
+    lines += ["", "| mode / build type | runs | built | ok | host-only | binaries with device code | SPIR-V binaries | "
               "invalid SPIR-V | --require failed | tool | missing dep. | project bug | CUDA-only | GCN asm | "
-              "unclassified | wall s | CPU s |", "| --- " * 16 + "|"]
+              "unclassified | wall s | CPU s |", "| --- " * 17 + "|"]
     for key, s in report["summary"].items():  # type: ignore[attr-defined]
         c = s["by_category"]
-        lines.append(f"| {key} | {s['runs']} | {s['built']} | {s['ok']} | {s['binaries']} | {s['spirv_binaries']} | "
+        lines.append(f"| {key} | {s['runs']} | {s['built']} | {s['ok']} | {s.get('host_only', 0)} | {s['binaries']} | "
+                     f"{s['spirv_binaries']} | "
                      f"{s['spirv_binaries_invalid']} | {s['require_failed']} | {c['tool']} | "
                      f"{c['missing-dependency']} | {c['project-bug']} | {c['cuda-only']} | {c['gcn-asm']} | "
                      f"{c['unclassified']} | {s['wall_s']} | {s['cpu_s']} |")
     lines += ["", "`built`: the build wrote its binaries (a run that built but failed `--validate` or `--require` "
-              "counts as built, not ok). A failure's category is the first rule in `FAILURE_RULES` "
+              "counts as built, not ok); `host-only`: built, no binary carries device code. "
+              "A failure's category is the first rule in `FAILURE_RULES` "
               "(benchmarks/real_projects.py) whose pattern matches its log; the evidence is the matching line.",
               "", "## Every run that is not ok", "",
               "| project | mode | build type | status | category | reason | evidence |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in runs:
-        if r.status != "ok":
+        if r.status not in ("ok", "host-only"):
             ev = r.evidence.replace("|", "\\|").replace("`", "'")
             lines.append(f"| {r.manifest}:{r.project} | {r.mode} | {r.build_type} | {r.status} | {r.category} | "
                          f"{r.reason} | `{ev}` |")
@@ -342,7 +348,9 @@ def reclassify(results: Path, work: Path) -> None:
     for d in report["runs"]:
         d = {k: v for k, v in d.items() if k not in ("wall_s", "cpu_s")}
         run = Run(**{**d, "steps": [Step(**s) for s in d["steps"]], "binaries": [Binary(**b) for b in d["binaries"]]})
-        if run.status != "ok":
+        if d["status"] == "no-gpu-binary":  # the earlier name of host-only
+            run.status, run.category, run.reason, run.evidence = "host-only", None, "", ""
+        if run.status not in ("ok", "host-only"):
             log = work / "build" / run.manifest / run.project / f"{run.mode}-{run.build_type}.log"
             classify(run, log.read_text(errors="replace"))
         runs.append(run)
