@@ -62,7 +62,9 @@ def test_probe_runs_once_and_reconfigure_keeps_result(toolchain: Path, tmp_path:
     again = configure(SAMPLES / "cmake" / "hip_language", tmp_path, toolchain)
     assert "emits amdgcnspirv" not in again.stdout  # cached: no second probe
     cache = (tmp_path / "CMakeCache.txt").read_text()
-    assert "ROCM_SPIRV_SPIRV_FLAGS:INTERNAL=-use-spirv-backend;-fvisibility=default" in cache
+    # A rocm-spirv prefix's clang++ chooses the SPIR-V path itself, behind any compiler launcher
+    # (ccache drops -Xarch_<arch> pairs): the package adds no flags for it.
+    assert "ROCM_SPIRV_SPIRV_FLAGS:INTERNAL=\n" in cache and "its clang++ adds" in first.stdout
 
 
 def test_verify_post_build_passes_and_fails(toolchain: Path, tmp_path: Path) -> None:
@@ -161,7 +163,8 @@ def test_default_visibility_reaches_only_the_spirv_device_code(toolchain: Path, 
     build(tmp_path)
     flags = " ".join(ln for ln in (tmp_path / "build.ninja").read_text().splitlines()
                      if ln.strip().startswith("FLAGS"))
-    assert "-Xarch_amdgcnspirv -fvisibility=default" in flags
+    # The prefix's clang++ adds -Xarch_amdgcnspirv -fvisibility=default itself (docs/caching.md);
+    # no bare -fvisibility=default may reach the host or native compile.
     assert not re.search(r"(?<!-Xarch_amdgcnspirv) -fvisibility=default", flags), flags
     assert "-fvisibility=hidden" in flags
     # The SPIR-V device pass alone drops debug info (ROCM_SPIRV_DEVICE_DEBUG=OFF, the default).

@@ -125,7 +125,7 @@ def test_second_run_reproduces_sizes_against_the_first_report(toolchain: Path, t
 
 def test_real_project_with_cache_entries_targets_and_baseline(toolchain: Path, tmp_path: Path) -> None:
     """-D and --target pass through; --baseline picks the one-target build; spaces separate --archs."""
-    out = compare(toolchain, str(SAMPLES / "hip_library"), "--archs", "gfx942 gfx1100", "--baseline", "gfx90a",
+    out = compare(toolchain, str(SAMPLES / "hip_library"), "--archs", "gfx942 gfx1100", "--reference-arch", "gfx90a",
                   "-D", "HIPLIB_BUILD_APP=OFF", "--target", "hiplib", "--repeat", "1", "--no-compress", "--json")
     assert out.returncode == 0, out.stderr[-3000:]
     data = json.loads(out.stdout)
@@ -155,7 +155,7 @@ def test_real_project_with_cache_entries_targets_and_baseline(toolchain: Path, t
     (["--jobs", "-3"], "--jobs -3 is not a number of parallel jobs"),
     (["-D", "NOVALUE"], "-D 'NOVALUE' is not VAR=VALUE"),
     (["-D", "GPU_TARGETS=gfx942"], "-D GPU_TARGETS is set by every variant's toolchain file"),
-    (["--baseline", "gfx9999"], "unknown GPU target(s) gfx9999 in --baseline"),
+    (["--reference-arch", "gfx9999"], "unknown GPU target(s) gfx9999 in --reference-arch"),
 ])
 def test_compare_options_bad_input(args: list[str], needle: str, toolchain: Path) -> None:
     out = compare(toolchain, str(SAMPLES / "kernels"), *args)

@@ -4,10 +4,13 @@ files, bad settings are one line (exit 2), and `rocm-spirv config` says where ea
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from conftest import REPO
 from jsoncheck import conforms
 
@@ -100,4 +103,37 @@ def test_the_example_on_the_cli_page_is_read_as_written(tmp_path: Path) -> None:
     values = {s["key"]: s["value"] for s in doc["settings"] if s["source"] == "file"}
     assert values == {"migrate.fail-on": "error", "migrate.select": ["RSM1", "RSM204"], "migrate.ignore": ["RSM120"],
                       "migrate.exclude": ["third_party/*"],
-                      "migrate.baseline": str(p / "ci" / "migrate-baseline.json")}
+                      "migrate.baseline": str(p / "ci" / "migrate-baseline.json"),
+                      "compare.archs": "gfx90a,gfx942,gfx1100", "compare.reference-arch": "gfx942",
+                      "compare.repeat": 5, "compare.compress": True}
+
+
+@pytest.mark.slow
+def test_compare_takes_its_settings_and_flags_win(toolchain: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from conftest import SAMPLES
+
+    project = tmp_path / "kernels"
+    shutil.copytree(SAMPLES / "kernels", project)
+    (project / "rocm-spirv.toml").write_text('[compare]\narchs = ["gfx90a", "gfx1100"]\nreference-arch = "gfx90a"\n'
+                                             "repeat = 2\ncompress = false\n")
+
+    def run(*argv: str) -> dict[str, Any]:
+        done = subprocess.run([sys.executable, "-m", "rocm_spirv", "compare", str(project), "--compiler",
+                               str(toolchain / "bin" / "clang++"), "--no-jit", "--json", "-q", *argv],
+                              capture_output=True, text=True, check=False, timeout=1200,
+                              env={**os.environ, "PYTHONPATH": str(REPO / "plugin")})
+        assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]  # -q: no progress lines
+        doc: dict[str, Any] = json.loads(done.stdout)
+        return doc
+
+    doc = run()
+    by_name = {r["variant"]["name"]: r for r in doc["results"]}
+    assert set(by_name) == {"native", "native-1", "spirv"}  # compress = false: no +compress variants
+    assert by_name["native"]["offload_archs"] == ["gfx90a", "gfx1100"]
+    assert by_name["native-1"]["offload_archs"] == ["gfx90a"]
+    assert all(len(r["runs"]) == 2 for r in doc["results"])
+    doc = run("--repeat", "1", "--reference-arch", "gfx1100")
+    by_name = {r["variant"]["name"]: r for r in doc["results"]}
+    assert by_name["native-1"]["offload_archs"] == ["gfx1100"] and all(len(r["runs"]) == 1 for r in doc["results"])

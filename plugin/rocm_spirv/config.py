@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from rocm_spirv.compare.model import JIT_ESTIMATE_ARCH
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import describe
 
@@ -72,6 +73,23 @@ class Setting:
         return self.key.split(".", 1)[1]
 
 
+def _archs(value: Any) -> str:
+    """A list of GPU targets or one comma/space-separated string, as --archs takes it."""
+    return ",".join(_str_list(value))
+
+
+def _repeat(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("a whole number of repeats, at least 1")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("true or false")
+    return value
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("migrate.select", "select", "--select", _str_list, [],
             "report only these rule ids or prefixes"),
@@ -81,6 +99,12 @@ SETTINGS: tuple[Setting, ...] = (
             "lowest severity that fails --check"),
     Setting("migrate.baseline", "baseline", "--baseline", _path, None,
             "findings recorded in this file do not fail --check", relative_path=True),
+    Setting("compare.archs", "archs", "--archs", _archs, None, "the native targets the per-arch build compiles"),
+    Setting("compare.reference-arch", "reference_arch", "--reference-arch", _archs, JIT_ESTIMATE_ARCH,
+            "the one native target SPIR-V is held against"),
+    Setting("compare.repeat", "repeat", "--repeat", _repeat, 3, "repeats per variant"),
+    Setting("compare.compress", "compress", "--compress", _bool, None,
+            "also build with --offload-compress (default: when the compiler supports it)"),
 )
 SECTIONS = tuple(dict.fromkeys(s.section for s in SETTINGS))
 

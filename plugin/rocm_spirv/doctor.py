@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_spirv.fsutil import sha256_file
-from rocm_spirv.offload import MODES, Mode, device_debug_opted_in, spirv_device_flags
+from rocm_spirv.offload import MODES, SPIRV_TARGET, Mode, device_debug_opted_in, spirv_device_flags
 from rocm_spirv.toolchain.buildcheck import SKIP_ENV, explain, rejections
 from rocm_spirv.toolchain.choose import choose
 from rocm_spirv.toolchain.discover import rocm_roots
@@ -138,8 +138,8 @@ def build_program(compiler: ProbeResult, mode: Mode, workdir: Path, spirv_val: S
 
     -g as in Debug and RelWithDebInfo builds (the default of many projects): device debug info is
     where LLVM 22's SPIR-V went invalid."""
-    archs = {"native": [native_arch(compiler)], "spirv": ["amdgcnspirv"],
-             "hybrid": ["amdgcnspirv", native_arch(compiler)]}[mode]
+    archs = {"native": [native_arch(compiler)], "spirv": [SPIRV_TARGET],
+             "hybrid": [SPIRV_TARGET, native_arch(compiler)]}[mode]
     src = workdir / "program.hip"
     src.write_text(PROGRAM)
     obj, exe = workdir / f"{mode}.o", workdir / mode

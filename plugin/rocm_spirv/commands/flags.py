@@ -22,6 +22,7 @@ MEANINGS: dict[str, str] = {
     "--output-dir": "a folder to write into",
     "--compiler": "the clang++ to use or examine",
     "--prefix": "a provisioned toolchain prefix",
+    "--launcher": "a compiler launcher for every compile (ccache, sccache or a path; default $ROCM_SPIRV_LAUNCHER)",
     "--force": "replace files rocm-spirv did not write or that were edited since",
     "--native-archs": "native GPU targets beside SPIR-V (comma-separated)",
     "--archs": "the native GPU targets a per-arch build compares against (comma-separated)",

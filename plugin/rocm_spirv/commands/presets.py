@@ -15,6 +15,7 @@ from rocm_spirv.generate.presets import TOOLCHAIN_DIR, merge, toolchain_file_nam
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.offload import MODES, parse_archs
 from rocm_spirv.toolchain.choose import resolve
+from rocm_spirv.toolchain.launcher import resolve_launcher
 
 IGNORE = "# written by rocm-spirv presets generate: machine-specific toolchain files\n*\n"
 
@@ -29,6 +30,8 @@ def register(sub: Any) -> None:
     gen.add_argument("--native-archs", metavar="LIST",
                      help="native targets for the native and hybrid presets; default: the project's list")
     gen.add_argument("--compiler", default="auto", help="clang++ to use (default auto: what doctor picks)")
+    gen.add_argument("--launcher", metavar="ccache|sccache|PATH",
+                     help="compiler launcher for every compile (default: $ROCM_SPIRV_LAUNCHER, else none)")
     gen.add_argument("--name-prefix", default="", help="prefix for the preset names (default none)")
     gen.add_argument("--force", action="store_true",
                      help="replace toolchain files in .rocm-spirv/ that rocm-spirv did not write or you edited")
@@ -55,7 +58,8 @@ def _generate(args: argparse.Namespace) -> int:
                         "should not", "use letters, digits and _ . + -")
     archs = parse_archs(args.native_archs)
     compiler = resolve(args.compiler, "spirv")
-    files = {mode: render(ToolchainRequest(mode, archs), compiler) for mode in MODES}
+    launcher = resolve_launcher(args.launcher)
+    files = {mode: render(ToolchainRequest(mode, archs, launcher=launcher), compiler) for mode in MODES}
     tc_dir = out.parent / TOOLCHAIN_DIR
     remedy = "pass --force to replace it, or --output in another folder"
     # One run at a time per folder: a merge reads, changes and writes the presets file.

@@ -14,6 +14,7 @@ from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.offload import MODES, parse_archs
 from rocm_spirv.term import note
 from rocm_spirv.toolchain.choose import choose, probe_all, resolve
+from rocm_spirv.toolchain.launcher import resolve_launcher
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.provision import provision
 
@@ -46,6 +47,8 @@ def register(sub: Any) -> None:
     gen.add_argument("--native-archs", metavar="LIST",
                      help="native targets for native/hybrid mode (gfx942,gfx1100); default: the project's list")
     gen.add_argument("--compiler", default="auto", help="clang++ to use (default auto: what doctor picks)")
+    gen.add_argument("--launcher", metavar="ccache|sccache|PATH",
+                     help="compiler launcher for every compile (default: $ROCM_SPIRV_LAUNCHER, else none)")
     gen.add_argument("--output", type=Path, help="file to write (default: a per-options file; its path is printed)")
     gen.add_argument("--force", action="store_true",
                      help="replace --output even if rocm-spirv did not write it or it was edited since")
@@ -101,7 +104,7 @@ def _records_identity(path: Path, identity: str) -> bool:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    req = ToolchainRequest(args.offload, parse_archs(args.native_archs))
+    req = ToolchainRequest(args.offload, parse_archs(args.native_archs), launcher=resolve_launcher(args.launcher))
     tc = render(req, resolve(args.compiler, req.mode))
     out: Path = args.output or tc.default_path()
     if out.is_dir():
@@ -114,7 +117,8 @@ def _generate(args: argparse.Namespace) -> int:
     if args.json:
         print(jsondoc.dumps("toolchain generate", {
             "path": str(out.absolute()), "identity": tc.identity, "offload": req.mode,
-            "native_archs": list(req.native_archs), "compiler": tc.compiler, "changed": changed}))
+            "native_archs": list(req.native_archs), "compiler": tc.compiler,
+            "launcher": req.launcher.to_json() if req.launcher else None, "changed": changed}))
     else:
         print(out.absolute())
     return 0

@@ -17,6 +17,7 @@ from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.errors import RocmSpirvError
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.generate.toolchain_file import ToolchainFile, ToolchainRequest, canonical_command, render
+from rocm_spirv.toolchain.launcher import Launcher
 from rocm_spirv.toolchain.probe import ProbeResult
 
 
@@ -40,6 +41,7 @@ class Setup:
     defines: tuple[str, ...] = ()  # VAR=VALUE cache entries for every variant (-D)
     targets: tuple[str, ...] = ()  # build only these targets (--target); all when empty
     jit: bool = True  # measure the first-launch work on the baseline build (compare/jit.py)
+    launcher: Launcher | None = None  # compiler launcher of every variant's toolchain file (--launcher)
 
     def tool(self, name: str) -> str:
         beside = Path(sys.executable).parent / name
@@ -49,7 +51,7 @@ class Setup:
 def toolchain_file(setup: Setup, variant: Variant) -> ToolchainFile:
     """Every variant builds through the toolchain file a user would generate: no project edits,
     and hard-coded lists are overridden the same way in every mode."""
-    return render(ToolchainRequest(variant.mode, variant.archs), setup.compiler)
+    return render(ToolchainRequest(variant.mode, variant.archs, launcher=setup.launcher), setup.compiler)
 
 
 def toolchain_path(build: Path) -> Path:
@@ -58,7 +60,8 @@ def toolchain_path(build: Path) -> Path:
 
 
 def generate_command(setup: Setup, variant: Variant, path: Path) -> list[str]:
-    return [*canonical_command(ToolchainRequest(variant.mode, variant.archs), setup.compiler.path),
+    return [*canonical_command(ToolchainRequest(variant.mode, variant.archs, launcher=setup.launcher),
+                               setup.compiler.path),
             "--output", str(path)]
 
 

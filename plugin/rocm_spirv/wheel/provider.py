@@ -26,6 +26,8 @@ from rocm_spirv.errors import UserError
 from rocm_spirv.generate.ownership import plan_write, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.toolchain.choose import resolve
+from rocm_spirv.toolchain.launcher import ENV as LAUNCHER_ENV
+from rocm_spirv.toolchain.launcher import resolve_launcher
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -73,7 +75,10 @@ def toolchain_file(env: Mapping[str, str]) -> Path:
     if not compiler.provisioned_prefix and not compiler.complete:
         raise UserError(f"{compiler.path} comes without a ROCm 7 device toolchain (HIP headers, device "
                         "libraries, runtime)", "run `rocm-spirv toolchain provision` once on this machine")
-    tc = render(ToolchainRequest("native", purpose="skbuild"), compiler)
+    # ROCM_SPIRV_LAUNCHER=ccache|sccache|PATH: a compiler cache for the wheel's compiles
+    # (a launcher the build names itself, -C cmake.define.CMAKE_HIP_COMPILER_LAUNCHER=..., wins).
+    launcher = resolve_launcher(env.get(LAUNCHER_ENV, ""))
+    tc = render(ToolchainRequest("native", purpose="skbuild", launcher=launcher), compiler)
     path = tc.default_path()
     # Content-addressed: an unchanged file is left alone, one the user edited is theirs.
     write_planned(plan_write(path, tc.text, False, f"remove {path} to have it regenerated"))
