@@ -45,13 +45,15 @@ from upstream_trees import Manifest, Mismatch, Project, extract, load
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
-MANIFESTS = sorted((HERE / "data").glob("*_manifest.json"))
+# Upstream-tree manifests (upstream_trees.py); other *_manifest.json files in data/ pin other things.
+MANIFESTS = sorted(p for p in (HERE / "data").glob("*_manifest.json") if "projects" in json.loads(p.read_text()))
 MODES = ("spirv", "native", "hybrid")
 NATIVE_ARCHS = "gfx942"
 STEP_TIMEOUT = 1800
 
 Category = Literal["tool", "missing-dependency", "project-bug", "cuda-only", "gcn-asm", "unclassified"]
-Status = Literal["ok", "invalid-spirv", "require-failed", "configure-failed", "build-failed", "no-gpu-binary",
+# host-only: built, and no binary carries device code (a device query, a host library): not a failure.
+Status = Literal["ok", "invalid-spirv", "require-failed", "configure-failed", "build-failed", "host-only",
                  "timeout"]
 
 
@@ -78,13 +80,18 @@ FAILURE_RULES: tuple[Rule, ...] = (
     _r("tool", "the prefix lacks ROCm's llvm/bin tools or hipconfig",
        r"^.*(Skipped|skipping).*(llvm-mc|clang-offload-bundler|llvm-dis|hipconfig).*$"),
     _r("tool", "the prefix lacks ROCm's llvm/bin tools or hipconfig",
-       r"^.*Could not find \w+ using the following names: (llvm-mc|clang-offload-bundler|llvm-dis|hipconfig).*$"),
+       r"^.*Could not find \w+ using the following names:\s*(llvm-mc|clang-offload-bundler|llvm-dis|hipconfig)"),
     _r("tool", "rocm-cmake >= 0.11 is missing (ROCMConfig, rocm_check_target_ids)",
        r"^.*(provided by \"ROCM\"|ROCMConfig\.cmake|rocm_check_target_ids).*$"),
     _r("tool", "a binary's device entries do not match its mode (--require)", r"^require .*$"),
+    _r("cuda-only", "the project is CUDA source (HIP's NVIDIA headers)", r"^.*nvidia_detail.*error.*$"),
+    _r("gcn-asm", "GCN inline assembly: the SPIR-V backend cannot translate the asm call",
+       r"^.*error in backend: unable to translate instruction: call.*$"),
     _r("cuda-only", "the project is CUDA source", r"^.*(\.cu\b.*(error|unknown)|CUDA.*(required|only)).*$"),
     _r("gcn-asm", "GCN inline assembly does not assemble for SPIR-V",
        r"^.*(invalid (instruction|operand)|unknown (instruction|register)|inline asm|instruction not supported).*$"),
+    _r("missing-dependency", "a HIP header the registry HIP headers (PyPI triton's ROCm 7.1 subset) lack",
+       r"^.*error: \"hip/\S+ is not in the rocm-spirv prefix's.*$"),
     _r("missing-dependency", "a package CMake cannot find",
        r"^.*(Could not find a package configuration file provided by \"\w+\"|Could NOT find \w+"
        r"|No package '[^']+' found).*$"),
@@ -155,8 +162,13 @@ def run_step(argv: list[str], log: Path, cwd: Path | None = None) -> Step:
             proc.wait()
             rc = None
         except BaseException:
-            # Interrupted or terminated: the step's own session goes with us.
-            os.killpg(proc.pid, signal.SIGKILL)
+            # Interrupted or terminated: the step goes with us. SIGTERM first: ninja runs each command in a
+            # process group of its own and stops them itself on SIGTERM, which a SIGKILL to its group would not.
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
             raise
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -218,7 +230,8 @@ def classify(run: Run, text: str) -> None:
     for rule in FAILURE_RULES:
         m = rule.pattern.search(text)
         if m:
-            run.category, run.reason, run.evidence = rule.category, rule.reason, m.group(0).strip()[:400]
+            evidence = " ".join(m.group(0).split())  # a CMake message wraps its names onto the next line
+            run.category, run.reason, run.evidence = rule.category, rule.reason, evidence[:400]
             return
     run.category, run.reason = "unclassified", "no rule matches the log"
 
@@ -248,8 +261,8 @@ def build_one(cli: list[str], tc: Path, src: Path, build: Path, mf: Manifest, pr
     elif any(not b.require_met for b in run.binaries):
         run.status = "require-failed"
     elif run.status == "ok" and not run.binaries:
-        run.status = "no-gpu-binary"
-    if run.status != "ok":
+        run.status = "host-only"
+    if run.status not in ("ok", "host-only"):
         classify(run, log.read_text(errors="replace"))
     return run
 
@@ -262,8 +275,9 @@ def summary(runs: list[Run], modes: list[str], build_types: list[str]) -> dict[s
             spirv_bins = [b for r in sel for b in r.binaries if b.spirv]
             out[f"{mode}/{bt}"] = {
                 "runs": len(sel),
-                "built": sum(r.status in ("ok", "invalid-spirv", "require-failed") for r in sel),
+                "built": sum(r.status in ("ok", "host-only", "invalid-spirv", "require-failed") for r in sel),
                 "ok": sum(r.status == "ok" for r in sel),
+                "host_only": sum(r.status == "host-only" for r in sel),
                 "binaries": sum(len(r.binaries) for r in sel),
                 "spirv_binaries": len(spirv_bins),
                 "spirv_binaries_invalid": sum(bool(b.invalid) for b in spirv_bins),
@@ -286,23 +300,25 @@ def markdown(report: dict[str, object], runs: list[Run], not_run: list[dict[str,
              "| upstream | commit | projects |", "| --- | --- | --- |"]
     for u in report["upstreams"]:  # type: ignore[attr-defined]
         lines.append(f"| {u['repo']} | {u['commit']} | {u['projects']} |")
-    lines += ["", "| mode / build type | runs | built | ok | binaries with device code | SPIR-V binaries | "
+    lines += ["", "| mode / build type | runs | built | ok | host-only | binaries with device code | SPIR-V binaries | "
               "invalid SPIR-V | --require failed | tool | missing dep. | project bug | CUDA-only | GCN asm | "
-              "unclassified | wall s | CPU s |", "| --- " * 16 + "|"]
+              "unclassified | wall s | CPU s |", "| --- " * 17 + "|"]
     for key, s in report["summary"].items():  # type: ignore[attr-defined]
         c = s["by_category"]
-        lines.append(f"| {key} | {s['runs']} | {s['built']} | {s['ok']} | {s['binaries']} | {s['spirv_binaries']} | "
+        lines.append(f"| {key} | {s['runs']} | {s['built']} | {s['ok']} | {s.get('host_only', 0)} | {s['binaries']} | "
+                     f"{s['spirv_binaries']} | "
                      f"{s['spirv_binaries_invalid']} | {s['require_failed']} | {c['tool']} | "
                      f"{c['missing-dependency']} | {c['project-bug']} | {c['cuda-only']} | {c['gcn-asm']} | "
                      f"{c['unclassified']} | {s['wall_s']} | {s['cpu_s']} |")
     lines += ["", "`built`: the build wrote its binaries (a run that built but failed `--validate` or `--require` "
-              "counts as built, not ok). A failure's category is the first rule in `FAILURE_RULES` "
+              "counts as built, not ok); `host-only`: built, no binary carries device code. "
+              "A failure's category is the first rule in `FAILURE_RULES` "
               "(benchmarks/real_projects.py) whose pattern matches its log; the evidence is the matching line.",
               "", "## Every run that is not ok", "",
               "| project | mode | build type | status | category | reason | evidence |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in runs:
-        if r.status != "ok":
+        if r.status not in ("ok", "host-only"):
             ev = r.evidence.replace("|", "\\|").replace("`", "'")
             lines.append(f"| {r.manifest}:{r.project} | {r.mode} | {r.build_type} | {r.status} | {r.category} | "
                          f"{r.reason} | `{ev}` |")
@@ -328,6 +344,25 @@ def tool_version(argv: list[str]) -> str:
     return (p.stdout or p.stderr).strip().splitlines()[0] if (p.stdout or p.stderr).strip() else "unknown"
 
 
+def reclassify(results: Path, work: Path) -> None:
+    """Apply the current FAILURE_RULES to the logs of an earlier run (rules grow as logs are read)."""
+    report = json.loads(results.read_text())
+    runs = []
+    for d in report["runs"]:
+        d = {k: v for k, v in d.items() if k not in ("wall_s", "cpu_s")}
+        run = Run(**{**d, "steps": [Step(**s) for s in d["steps"]], "binaries": [Binary(**b) for b in d["binaries"]]})
+        if d["status"] == "no-gpu-binary":  # the earlier name of host-only
+            run.status, run.category, run.reason, run.evidence = "host-only", None, "", ""
+        if run.status not in ("ok", "host-only"):
+            log = work / "build" / run.manifest / run.project / f"{run.mode}-{run.build_type}.log"
+            classify(run, log.read_text(errors="replace"))
+        runs.append(run)
+    report["runs"] = [{**asdict(r), "wall_s": round(r.wall_s, 2), "cpu_s": round(r.cpu_s, 2)} for r in runs]
+    report["summary"] = summary(runs, report["modes"], report["build_types"])
+    write_atomic(results, json.dumps(report, indent=1) + "\n")
+    write_atomic(results.with_suffix(".md"), markdown(report, runs, report["not_run"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--git-dir", action="append", default=[], metavar="OWNER/NAME=PATH",
@@ -340,7 +375,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label", default="")
     ap.add_argument("--compiler", default="auto")
     ap.add_argument("--tool-commit", default="", help="rocm-spirv commit to record (default: git rev-parse HEAD)")
+    ap.add_argument("--reclassify", type=Path, metavar="RESULTS_JSON",
+                    help="only re-apply FAILURE_RULES to the logs under --work of an earlier run's results")
     a = ap.parse_args(argv)
+    if a.reclassify:
+        reclassify(a.reclassify, a.work)
+        return 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds, so the running step is stopped
     modes = [m for m in a.modes.split(",") if m]
     build_types = [b for b in a.build_types.split(",") if b]
