@@ -225,12 +225,12 @@ def write_atomic(path: Path, data: str | bytes, mode: int | None = None, what: s
 
 
 @contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
+def locked(path: Path, busy: UserError | None = None) -> Iterator[None]:
     """An exclusive advisory lock held while the block runs (the kernel drops it on kill -9).
 
     path is a lock file (created if missing, and left in place: removing it would let a waiter
     lock a file a newcomer no longer sees) or an existing folder, which is locked itself so that
-    nothing is added to it."""
+    nothing is added to it. With `busy`, a lock someone else holds raises it instead of waiting."""
     try:
         if path.is_dir():
             fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
@@ -241,7 +241,11 @@ def locked(path: Path) -> Iterator[None]:
         raise UserError(f"cannot lock {path}: {path.parent} is a file, not a folder",
                         "move that file away or pick another path") from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (fcntl.LOCK_NB if busy is not None else 0))
+        except BlockingIOError:
+            assert busy is not None
+            raise busy from None
         yield
     finally:
         os.close(fd)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import platform
@@ -26,6 +25,7 @@ from rocm_spirv.compare.runner import (
     write_toolchain,
 )
 from rocm_spirv.errors import UserError
+from rocm_spirv.fsutil import locked
 from rocm_spirv.toolchain.paths import cache_dir
 
 
@@ -64,12 +64,9 @@ def work_dir(project: Path) -> Iterator[Path]:
     key = hashlib.sha256(str(project).encode()).hexdigest()[:12]
     work = cache_dir() / "compare" / key
     work.parent.mkdir(parents=True, exist_ok=True)
-    with open(work.parent / f"{key}.lock", "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UserError(f"another rocm-spirv compare of {project} is running",
-                            "wait for it to finish (its build dirs are in use)") from None
+    busy = UserError(f"another rocm-spirv compare of {project} is running",
+                     "wait for it to finish (its build dirs are in use)")
+    with locked(work.parent / f"{key}.lock", busy):
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir()
         try:
