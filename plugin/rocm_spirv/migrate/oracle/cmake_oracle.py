@@ -216,8 +216,7 @@ def _branches(traces: Traces, read: Callable[[str], str | None]) -> dict[tuple[s
     return out
 
 
-def findings(traces: Traces, spirv_flags: str, read: Callable[[str], str | None],
-             configured: str) -> list[Finding]:
+def findings(traces: Traces, spirv_flags: str, read: Callable[[str], str | None]) -> list[Finding]:
     """The oracle's CMake findings, one per construct (the outermost project frame that reached it)."""
     spirv_flag_gfx = {m.group(0).lower() for m in GFX_NAME.finditer(spirv_flags)}
     verdicts: dict[tuple[str, int], tuple[Verdict, list[Command], Site]] = {}
@@ -252,7 +251,7 @@ def findings(traces: Traces, spirv_flags: str, read: Callable[[str], str | None]
             last = f"{site.cmd}() at {os.path.relpath(site.file, traces.root)}:{site.line}"
             via = f"{via} -> {last}" if via else last
         found: Rule = RULES[v.rule]
-        message = f"configure ({configured}): {v.why}" + (f"; reached through {via}" if via else "")
+        message = f"configure: {v.why}" + (f"; reached through {via}" if via else "")
         out.append(Finding(found, rel, line, 1, message, _fix(v), Redirect.BUILD_FILE if v.unreached
                            else Redirect.TOOLCHAIN, snippet=_snippet(read(path), line), source="configure"))
     return sorted(out, key=lambda f: (f.path, f.line))

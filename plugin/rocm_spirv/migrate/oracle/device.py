@@ -113,7 +113,7 @@ def _taken(chain: Chain, kept: set[int]) -> int:
 def _live(chain: Chain, kept: set[int]) -> bool:
     """The target reached the chain: every enclosing branch is one it took (the file itself: it kept a line)."""
     if chain.parent is None:
-        return bool(kept)
+        return True  # the target included the file (targets that did not are not asked)
     parent, index = chain.parent
     return _live(parent, kept) and _taken(parent, kept) == index
 
@@ -273,8 +273,9 @@ def _scope_file(meta: dict[str, tuple[str, dict[str, str]]], ref: str, depth: in
 
 def asm_finding(root: str, path: str, line: int, column: int, text: str) -> Finding:
     return Finding(RULES["RSM204"], _rel(root, path), line, max(1, column),
-                   f"inline assembly reaches the amdgcnspirv device pass: \"{text[:60]}\"; the SPIR-V backend cannot "
-                   "translate it", FIXES["RSM204"], Redirect.SOURCE, source="configure")
+                   f"inline assembly reaches the amdgcnspirv device pass (\"{text[:60]}\"): the SPIR-V module carries "
+                   "it to the JIT unchanged, and it must then be valid on every GPU",
+                   FIXES["RSM204"], Redirect.SOURCE, source="configure")
 
 
 def _rel(root: str, path: str) -> str:

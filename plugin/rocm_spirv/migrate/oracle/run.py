@@ -27,6 +27,7 @@ from rocm_spirv.migrate.findings import Finding, Redirect
 from rocm_spirv.migrate.oracle import cmake_oracle, device
 from rocm_spirv.migrate.oracle.trace import records
 from rocm_spirv.migrate.registry import RULES
+from rocm_spirv.migrate.source_rules import strip
 from rocm_spirv.offload import SPIRV_TARGET, spirv_device_flags
 from rocm_spirv.toolchain.probe import ProbeResult
 
@@ -82,7 +83,14 @@ def configure_failure(which: str, proc: subprocess.CompletedProcess[str], root: 
     lines = (proc.stderr + "\n" + proc.stdout).splitlines()
     for i, line in enumerate(lines):
         if line.startswith("CMake Error"):
-            detail = next((w.strip() for w in lines[i + 1:i + 6] if w.strip()), "")
+            body = []
+            for w in lines[i + 1:i + 12]:
+                if not w.strip():
+                    if body:
+                        break
+                    continue
+                body.append(w.strip())
+            detail = " ".join(body)
             where = line.replace(str(root) + os.sep, "").rstrip(":")
             return f"the {which} configure failed: {where}: {detail}"
     tail = next((w.strip() for w in reversed(lines) if w.strip()), f"exit code {proc.returncode}")
@@ -163,7 +171,7 @@ class Configured:
         o = self.outcome
         if o.failure:
             return f"configure: {o.failure}; static findings only"
-        return (f"configure ({o.configured}): {len(o.tus)} HIP TU(s), {len(o.clean)} compile clean for "
+        return (f"configure: {o.configured}: {len(o.tus)} HIP TU(s), {len(o.clean)} compile clean for "
                 f"{SPIRV_TARGET}; {len(o.findings)} oracle finding(s), {self.both} also found by the static scan, "
                 f"{self.only} only by the oracle; {o.wall:.1f} s")
 
@@ -198,8 +206,8 @@ class Oracle:
 
     def run(self) -> Outcome:
         start, cpu0 = time.monotonic(), _cpu()
-        configured = " ".join([*self.cmake_args, f"(native toolchain file: {','.join(self.targets)}; "
-                               f"SPIR-V toolchain file: {SPIRV_TARGET})"]).strip()
+        configured = (f"cmake {shlex.join(self.cmake_args) or '(no options)'}, with the native toolchain file "
+                      f"({','.join(self.targets)}) and the SPIR-V one ({SPIRV_TARGET})")
         out = Outcome(configured)
         with tempfile.TemporaryDirectory(prefix="rocm-spirv-oracle-") as tmp:
             self._run_in(Path(tmp), out)
@@ -232,7 +240,7 @@ class Oracle:
                 traces.add(which, records(f))
         native_cmds, spirv_cmds = _commands(tmp / "native"), _commands(tmp / "spirv")
         spirv_flags = " ".join(" ".join(_args(e)) for e in spirv_cmds)
-        out.findings += cmake_oracle.findings(traces, spirv_flags, self.text, out.configured)
+        out.findings += cmake_oracle.findings(traces, spirv_flags, self.text)
         self._devices(tmp, native_cmds, spirv_cmds, out)
 
     def _devices(self, tmp: Path, native: list[dict[str, Any]], spirv: list[dict[str, Any]], out: Outcome) -> None:
@@ -279,23 +287,25 @@ class Oracle:
         lacking: dict[tuple[str, int], tuple[device.Diagnostic, list[str]]] = {}
         try:
             for t in self.targets:
-                stem = work / f"tu{index}-{t}"
+                stem = work / f"tu{index}-{t}"  # -save-temps=obj writes beside -o, named after the source
+                stem.mkdir()
                 proc = _run([*base, *common, f"--offload-arch={t}", "-emit-llvm", "-S", "-save-temps=obj",
-                             "-o", f"{stem}.ll"], cwd)
+                             "-o", str(stem / "out.ll")], cwd)
                 self._kept(stem, t, cwd, kept)
                 for d in device.diagnostics(proc.stderr, cwd):
                     if self.mine(d.path) and device.BUILTIN_FEATURE.search(d.message):
                         lacking.setdefault((d.path, d.line), (d, []))[1].append(t)
             stem = work / f"tu{index}-spirv"
+            stem.mkdir()
             proc = _run([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-gline-tables-only", "-c",
-                         "-save-temps=obj", "-o", f"{stem}.o"], cwd)
+                         "-save-temps=obj", "-o", str(stem / "out.o")], cwd)
             self._kept(stem, SPIRV_TARGET, cwd, kept)
             located = False
             for d in device.diagnostics(proc.stderr, cwd):
                 if self.mine(d.path):
                     res.findings.append(device.compile_finding(self.rootstr, d, SPIRV_TARGET))
                     located = True
-            for bc in stem.parent.glob(f"{stem.name}-hip-*.bc"):
+            for bc in stem.glob("*-hip-*.bc"):
                 dis = _run([self._llvm_dis(), str(bc), "-o", "-"], cwd)
                 for where, line, col, asm in device.asm_sites(dis.stdout.splitlines()):
                     if self.mine(where):
@@ -317,7 +327,7 @@ class Oracle:
             res.findings += self._define_diffs(native, spirv, kept)
         finally:
             for leftover in work.glob(f"tu{index}-*"):
-                leftover.unlink(missing_ok=True)
+                shutil.rmtree(leftover, ignore_errors=True)
         return res
 
     def _define_diffs(self, native: dict[str, Any], spirv: dict[str, Any] | None,
@@ -349,15 +359,16 @@ class Oracle:
         word = re.compile(rf"\b{re.escape(name)}\b")
         for file in sorted(kept):
             text = self.text(file)
+            live = kept[file].get(SPIRV_TARGET, set())
             if text is None or name not in text:
                 continue
-            for no, line in enumerate(text.splitlines(), start=1):
-                if word.search(line):
+            for no, line in enumerate(strip(text).splitlines(), start=1):
+                if no in live and word.search(line):
                     return file, no
         return None
 
     def _kept(self, stem: Path, target: str, cwd: str, kept: dict[str, dict[str, set[int]]]) -> None:
-        for hipi in stem.parent.glob(f"{stem.name}-hip-*.hipi"):
+        for hipi in stem.glob("*.hipi"):
             with open(hipi, encoding="utf-8", errors="replace") as f:
                 for file, lines in device.kept_lines(f, cwd).items():
                     if self.mine(file):
