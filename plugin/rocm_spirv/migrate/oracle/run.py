@@ -83,7 +83,7 @@ def configure_failure(which: str, proc: subprocess.CompletedProcess[str], root: 
     lines = (proc.stderr + "\n" + proc.stdout).splitlines()
     for i, line in enumerate(lines):
         if line.startswith("CMake Error"):
-            body = []
+            body: list[str] = []
             for w in lines[i + 1:i + 12]:
                 if not w.strip():
                     if body:
