@@ -15,6 +15,9 @@
 #   ROCM_SPIRV_NATIVE_ARCHS  native targets for native/hybrid (gfx942;gfx1100,
 #                            gfx90a:xnack+, gfx11-generic); empty: each target's list
 #   ROCM_SPIRV_PYTHON        Python with rocm_spirv importable (build-time checks)
+#   ROCM_SPIRV_DEVICE_DEBUG  ON: keep -g debug info in SPIR-V device code (default OFF:
+#                            the in-tree backend's form does not validate; from the
+#                            environment variable of the same name)
 #   ROCM_SPIRV_SCAN          ON: warn about per-arch CMake code a toolchain file
 #                            cannot reach (projects hooked by the toolchain file)
 #

@@ -62,7 +62,10 @@ endfunction()
 # Default visibility is a need of the SPIR-V device code only (calls into device
 # libraries the runtime's JIT links): scoped with -Xarch_amdgcnspirv, so host and
 # native code keep the project's visibility. One SHELL: item per scoped pair.
-function(_rocm_spirv_device_flags out)
+# With the in-tree backend the SPIR-V device pass gets -g0 unless device_debug is
+# true: its NonSemantic.Shader.DebugInfo.100 does not validate (docs/toolchain.md);
+# host and native device code keep their debug info.
+function(_rocm_spirv_device_flags out device_debug)
   _rocm_spirv_spirv_target(spirv)
   set(flags "")
   foreach(f IN LISTS ARGN)
@@ -72,5 +75,8 @@ function(_rocm_spirv_device_flags out)
       list(APPEND flags "${f}")
     endif()
   endforeach()
+  if("-use-spirv-backend" IN_LIST ARGN AND NOT device_debug)
+    list(APPEND flags "SHELL:-Xarch_${spirv} -g0")
+  endif()
   set(${out} "${flags}" PARENT_SCOPE)
 endfunction()

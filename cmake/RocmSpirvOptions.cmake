@@ -12,6 +12,10 @@ set_property(CACHE ROCM_SPIRV_OFFLOAD PROPERTY STRINGS ${_rocm_spirv_modes})
 unset(_rocm_spirv_modes)
 set(ROCM_SPIRV_NATIVE_ARCHS "" CACHE STRING
   "Native targets for native/hybrid mode (gfx942;gfx1100;gfx11-generic…); empty: the project's list")
+# Opt-in: device debug info in SPIR-V from the in-tree backend does not validate
+# (docs/toolchain.md), so the SPIR-V device pass gets -g0 unless this is ON.
+set(ROCM_SPIRV_DEVICE_DEBUG "$ENV{ROCM_SPIRV_DEVICE_DEBUG}" CACHE BOOL
+  "Keep debug info in SPIR-V device code (-g) although spirv-val rejects the in-tree backend's form")
 set(ROCM_SPIRV_PYTHON "" CACHE FILEPATH "Python with rocm_spirv importable (for rocm_spirv_verify)")
 
 # The mode a call without OFFLOAD gets, and the native targets a call without

@@ -17,6 +17,7 @@ from bundles import device_entries
 from conftest import SAMPLES
 from rocm_spirv.bazel import BazelConfig, render
 from rocm_spirv.errors import UserError
+from rocm_spirv.offload import spirv_device_flags
 from rocm_spirv.toolchain.discover import explicit_candidate
 from rocm_spirv.toolchain.probe import ProbeResult, probe
 
@@ -90,7 +91,7 @@ def test_generate_renders_the_probed_compiler(toolchain: Path, tmp_path: Path) -
     config = (repo / "toolchain_config.bzl").read_text()
     assert f"CLANG = {json.dumps(str(clang))}" in config
     assert f"GFX_TARGETS = {json.dumps(result.gfx_targets)}" in config
-    assert f"SPIRV_FLAGS = {json.dumps(result.spirv_flags)}" in config
+    assert f"SPIRV_FLAGS = {json.dumps(spirv_device_flags(result.spirv_flags))}" in config
     for name in ("WORKSPACE", "MODULE.bazel", "BUILD.bazel", "defs.bzl", "flags.bzl", "toolchain.bzl",
                  "offline/rules_cc/cc/defs.bzl", "offline/rules_java/java/defs.bzl",
                  "offline/remote_coverage_tools/BUILD"):
@@ -101,7 +102,7 @@ def test_generate_renders_the_probed_compiler(toolchain: Path, tmp_path: Path) -
     assert again.returncode == 0, again.stderr
     data = json.loads(again.stdout)
     assert data["output"] == str(repo) and data["compiler"] == str(clang)
-    assert data["gfx_targets"] == result.gfx_targets and data["spirv_flags"] == result.spirv_flags
+    assert data["gfx_targets"] == result.gfx_targets and data["spirv_flags"] == spirv_device_flags(result.spirv_flags)
     assert f'path = "{repo}"' in data["workspace"]
 
 

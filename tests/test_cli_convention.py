@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 from conftest import REPO
 from rocm_spirv.cli import build_parser
@@ -51,3 +52,62 @@ def test_the_exit_statuses_on_the_page() -> None:
     assert set(table) == {"0", "1", "2", "130", "143"}
     cli = (REPO / "plugin" / "rocm_spirv" / "cli.py").read_text()
     assert {"return 130", "return 143", "return 2"} <= set(re.findall(r"return \d+", cli))
+
+
+def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rocm_spirv", *argv], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(REPO / "plugin"), "PATH": "/usr/bin:/bin"}, check=False)
+
+
+def test_a_mistyped_option_or_command_is_one_line_with_a_suggestion() -> None:
+    cases = {
+        ("migrate", ".", "--fixx"): "rocm-spirv: error: migrate: unrecognized arguments: --fixx; did you mean --fix?",
+        ("migrat", "."): "did you mean migrate?",
+        ("toolchain", "generat"): "toolchain: argument ACTION: invalid choice: 'generat'",
+        ("bazel", "generate", "--outptu", "x"): "bazel generate: unrecognized arguments: --outptu x; "
+                                                 "did you mean --output?",
+        ("migrate", ".", "--format", "jsn"): "did you mean json?",
+        ("migrate",): "migrate: the following arguments are required: path; see `rocm-spirv migrate --help`",
+    }
+    for argv, expected in cases.items():
+        done = run_cli(*argv)
+        assert done.returncode == 2, argv
+        assert done.stdout == "", argv
+        assert done.stderr.count("\n") == 1 and expected in done.stderr, (argv, done.stderr)
+        assert done.stderr.startswith("rocm-spirv: error: "), done.stderr
+
+
+def test_fix_is_apply(tmp_path: Path) -> None:
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+        "set(CMAKE_HIP_ARCHITECTURES gfx90a gfx942)\nadd_library(k k.hip)\n")
+    (tmp_path / "k.hip").write_text("__global__ void k() {}\n")
+    before = (tmp_path / "CMakeLists.txt").read_bytes()
+    assert run_cli("migrate", str(tmp_path), "--fix").returncode == 0
+    assert (tmp_path / "CMakeLists.txt").read_bytes() != before
+
+
+def test_help_teaches_every_option_two_examples_and_the_exit_statuses() -> None:
+    import shlex
+
+    from rocm_spirv.cli import _leaves
+    from rocm_spirv.commands.teach import EXAMPLES, GATES
+
+    parser = build_parser()
+    commands = {leaf.prog.removeprefix("rocm-spirv ") for leaf in _leaves(parser)}
+    assert commands == set(EXAMPLES) == set(GATES)
+    for leaf in _leaves(parser):
+        command = leaf.prog.removeprefix("rocm-spirv ")
+        assert [a.option_strings or a.dest for a in leaf._actions if not a.help] == [], command
+        text = leaf.format_help()
+        assert "examples:" in text and "exit status (docs/cli.md):\n  0    done\n" in text, command
+        assert "\n  143  terminated" in text, command
+        assert ("\n  1    " + GATES[command] in text) if GATES[command] else "\n  1    " not in text, command
+        assert len(EXAMPLES[command]) >= 2
+        for example in EXAMPLES[command]:
+            # Each example is a command line the parser accepts as this command (inner $(…) too).
+            inner = re.search(r"\$\((rocm-spirv [^)]*)\)", example)
+            argv = shlex.split(inner.group(1) if inner else example)
+            assert argv[0] == "rocm-spirv", example
+            args = parser.parse_args(argv[1:])
+            assert args._leaf is leaf, example

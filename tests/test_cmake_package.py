@@ -164,6 +164,9 @@ def test_default_visibility_reaches_only_the_spirv_device_code(toolchain: Path, 
     assert "-Xarch_amdgcnspirv -fvisibility=default" in flags
     assert not re.search(r"(?<!-Xarch_amdgcnspirv) -fvisibility=default", flags), flags
     assert "-fvisibility=hidden" in flags
+    # The SPIR-V device pass alone drops debug info (ROCM_SPIRV_DEVICE_DEBUG=OFF, the default).
+    assert "-Xarch_amdgcnspirv -g0" in flags
+    assert not re.search(r"(?<!-Xarch_amdgcnspirv) -g0", flags), flags
 
 
 def test_package_from_sibling_subdirectories_and_a_retargeted_subdirectory(toolchain: Path, tmp_path: Path) -> None:

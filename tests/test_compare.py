@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, SAMPLES
+from jsoncheck import conforms
 
 
 def compare(toolchain: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -24,7 +25,7 @@ def test_compare_kernels_report(toolchain: Path, tmp_path: Path) -> None:
     out = compare(toolchain, str(SAMPLES / "kernels"), "--archs", "gfx90a,gfx942,gfx1100", "--repeat", "1",
                   "--compress", "--scaling", "1,2,3", "--report", str(tmp_path), "--json")
     assert out.returncode == 0, out.stderr[-3000:]
-    data = json.loads(out.stdout)
+    data = conforms(json.loads(out.stdout))
     assert data["schema"] == "rocm-spirv/compare/1" and not data["partial"]
     by_name = {r["variant"]["name"]: r for r in data["results"]}
     assert set(by_name) == {"native", "spirv", "native-1", "native+compress", "spirv+compress", "scaling-2",

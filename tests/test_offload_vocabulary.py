@@ -40,7 +40,9 @@ def cmake_side(tmp_path: Path) -> dict[str, list[str]]:
         for mode in offload.MODES:
             body.append(f"_rocm_spirv_offload_list(o {mode} ${{a}})\nemit(offload{i}{mode} ${{o}})")
     for i, flags in enumerate(PROBED):
-        body.append(f"_rocm_spirv_device_flags(f {' '.join(flags)})\nemit(flags{i} ${{f}})")
+        for debug in (False, True):
+            body.append(f"_rocm_spirv_device_flags(f {'ON' if debug else 'OFF'} {' '.join(flags)})\n"
+                        f"emit(flags{i}{debug} ${{f}})")
     script = tmp_path / "vocabulary.cmake"
     script.write_text(SCRIPT.format(module=(REPO / "cmake" / "RocmSpirvOffload.cmake").as_posix(),
                                     body="\n".join(body)))
@@ -61,7 +63,8 @@ def python_side() -> dict[str, list[str]]:
         for mode in offload.MODES:
             out[f"offload{i}{mode}"] = list(offload.offload_list(mode, archs))
     for i, flags in enumerate(PROBED):
-        out[f"flags{i}"] = offload.spirv_device_flags(flags)
+        for debug in (False, True):
+            out[f"flags{i}{debug}"] = offload.spirv_device_flags(flags, device_debug=debug)
     return out
 
 
@@ -88,7 +91,11 @@ def test_the_vocabulary_says_something() -> None:
     assert py["parse3"] == ["gfx90a:xnack+", "gfx11-generic"]
     assert py["offload4hybrid"] == ["amdgcnspirv", "gfx942"] and py["offload4native"] == ["gfx942"]
     assert py["offload0native"] == [] and py["offload0spirv"] == ["amdgcnspirv"]
-    assert py["flags2"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default"]
+    # Debug info leaves the SPIR-V device pass of the in-tree backend unless opted in.
+    assert py["flags2False"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default",
+                                 "-Xarch_amdgcnspirv", "-g0"]
+    assert py["flags2True"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default"]
+    assert py["flags3False"] == ["-Xarch_amdgcnspirv", "-fvisibility=protected"]
 
 
 def test_python_users_share_the_vocabulary() -> None:

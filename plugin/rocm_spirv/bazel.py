@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import refuse_newlines
 from rocm_spirv.generate.ownership import Plan, plan_write, stamp, write_planned
+from rocm_spirv.offload import device_debug_opted_in, spirv_device_flags
 from rocm_spirv.resources import templates_dir
 from rocm_spirv.toolchain.choose import resolve
 from rocm_spirv.toolchain.probe import ProbeResult
@@ -45,7 +47,8 @@ class BazelConfig:
             compiler=r.path,
             clang_version=r.version or "unknown",
             source=r.source,
-            spirv_flags=list(r.spirv_flags) if r.can_spirv else None,
+            # Scoped like every other home of the SPIR-V flags (offload.spirv_device_flags).
+            spirv_flags=spirv_device_flags(r.spirv_flags, device_debug_opted_in(os.environ)) if r.can_spirv else None,
             gfx_targets=list(r.gfx_targets),
             # Without ROCm device libraries gfx code links none; SPIR-V gets them at JIT time.
             default_copts=[] if r.device_libs else ["-nogpulib"],

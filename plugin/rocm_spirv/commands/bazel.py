@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import jsondoc
 from rocm_spirv.bazel import DEFAULT_OUTPUT, generate, workspace_snippet
 
 
@@ -26,9 +26,10 @@ def register(sub: Any) -> None:
 def _generate(args: argparse.Namespace) -> int:
     out, cfg = generate(args.output, args.compiler, args.force)
     if args.json:
-        print(json.dumps({"output": str(out), "compiler": cfg.compiler, "clang_version": cfg.clang_version,
-                          "spirv_flags": cfg.spirv_flags, "gfx_targets": cfg.gfx_targets,
-                          "default_archs": cfg.default_archs, "workspace": workspace_snippet(out)}, indent=2))
+        print(jsondoc.dumps("bazel generate", {
+            "output": str(out), "compiler": cfg.compiler, "clang_version": cfg.clang_version,
+            "spirv_flags": cfg.spirv_flags, "gfx_targets": cfg.gfx_targets,
+            "default_archs": cfg.default_archs, "workspace": workspace_snippet(out)}))
         return 0
     spirv = "amdgcnspirv " + " ".join(cfg.spirv_flags) if cfg.spirv_flags is not None else "no SPIR-V"
     print(f"{out}: @rocm_spirv for {cfg.compiler} (clang {cfg.clang_version}, {spirv.strip()}, "

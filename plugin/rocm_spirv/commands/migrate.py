@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import config
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import describe, locked, write_atomic
 from rocm_spirv.migrate import gate as gating
@@ -33,22 +34,24 @@ def register(sub: Any) -> None:
     mode.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 when findings at or above --fail-on remain")
     mode.add_argument("--diff", action="store_true", help="print the build edits --apply would make")
-    mode.add_argument("--apply", action="store_true", help="edit CMake files in place (sources are never edited)")
+    mode.add_argument("--apply", "--fix", action="store_true",
+                      help="edit CMake files in place (sources are never edited); --fix is the same, as in ruff")
     p.add_argument("--format", choices=("text", "table", "json", "sarif"), default="text",
                    help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
     p.add_argument("--json", dest="format", action="store_const", const="json",
                    help="the report as JSON (the same as --format json)")
-    p.add_argument("--select", action="append", default=[], metavar="IDS",
+    # Defaults of None: unset on the command line, so [tool.rocm-spirv.migrate] can fill them (config.py).
+    p.add_argument("--select", action="append", default=None, metavar="IDS",
                    help="report only these rule ids or prefixes (RSM1, RSM204; comma-separated, repeatable)")
-    p.add_argument("--ignore", action="append", default=[], metavar="IDS",
+    p.add_argument("--ignore", action="append", default=None, metavar="IDS",
                    help="never report these rule ids or prefixes (comma-separated, repeatable)")
-    p.add_argument("--fail-on", choices=("error", "warning", "note"), default="warning",
+    p.add_argument("--fail-on", choices=("error", "warning", "note"), default=None,
                    help="lowest severity that fails --check (default warning: notes never fail)")
     p.add_argument("--baseline", type=Path, metavar="FILE",
                    help="findings recorded in FILE (by --write-baseline) do not fail --check; new ones do")
     p.add_argument("--write-baseline", type=Path, metavar="FILE",
                    help="record today's findings in FILE (stable fingerprints, no line numbers)")
-    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+    p.add_argument("--exclude", action="append", default=None, metavar="GLOB",
                    help="skip paths matching GLOB (repeatable; matches a name, a path or a path suffix)")
     p.add_argument("--configure", action="store_true",
                    help="also configure the project twice in scratch build trees (native and SPIR-V toolchain "
@@ -81,6 +84,9 @@ def _run(args: argparse.Namespace) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
     base = root.resolve() if root.is_dir() else root.resolve().parent
+    settings = config.resolve(args, "migrate", base)
+    if args.write_baseline is not None and settings.sources["migrate.baseline"] == "file":
+        args.baseline = None  # recording the baseline the settings name: it may not exist yet
     gate = Gate(gating.check_rule_ids(args.select, "--select"), gating.check_rule_ids(args.ignore, "--ignore"),
                 args.fail_on, _baseline(args.baseline))
     mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"

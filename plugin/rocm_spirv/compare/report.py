@@ -15,10 +15,11 @@ from rich.table import Table
 from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.model import RATIOS, Comparison, VariantResult
 from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.jsondoc import schema_id
 from rocm_spirv.resources import templates_dir
 from rocm_spirv.term import esc, plain
 
-SCHEMA = "rocm-spirv/compare/1"
+SCHEMA = schema_id("compare")
 
 
 def _kib(n: float) -> str:

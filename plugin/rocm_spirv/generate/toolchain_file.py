@@ -18,7 +18,7 @@ from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import refuse_newlines
 from rocm_spirv.generate.ownership import stamp
-from rocm_spirv.offload import MODES, is_mode, offload_list, spirv_device_flags
+from rocm_spirv.offload import MODES, device_debug_opted_in, is_mode, offload_list, spirv_device_flags
 from rocm_spirv.resources import cmake_dir, templates_dir
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.probe import ProbeResult
@@ -147,7 +147,8 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
         spirv_flags=spirv_flags,
         # A provisioned prefix's wrapper adds them itself, to compile steps only
         # (as flags variables they would also reach every link line, unused).
-        spirv_flags_hip="" if compiler.provisioned_prefix else " ".join(spirv_device_flags(spirv_flags)),
+        spirv_flags_hip="" if compiler.provisioned_prefix else " ".join(
+            spirv_device_flags(spirv_flags, device_debug_opted_in(os.environ))),
         lists=";".join(lists),
         lists_comma=",".join(lists),
         hook=hook,

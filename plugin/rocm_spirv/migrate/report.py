@@ -9,11 +9,12 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.table import Table
 
+from rocm_spirv.jsondoc import schema_id
 from rocm_spirv.migrate.findings import ScanResult
 from rocm_spirv.migrate.gate import TOOLCHAIN_HANDLED, Gate, Verdict, fingerprints
 from rocm_spirv.term import esc, plain
 
-JSON_SCHEMA_ID = "rocm-spirv/migrate-report/1"
+JSON_SCHEMA_ID = schema_id("migrate")
 _STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
 WIDTH = 80
 

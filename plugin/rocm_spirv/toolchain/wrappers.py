@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rocm_spirv import __version__
 from rocm_spirv.fsutil import refuse_newlines, write_atomic
+from rocm_spirv.offload import DEVICE_DEBUG_ENV
 from rocm_spirv.toolchain.llvm import DISTRIBUTION_TOOLS, Llvm
 
 # Shared by both wrappers: what a ROCm clang does on its own.
@@ -33,21 +34,44 @@ if [ ! -x {real} ]; then
   echo "rocm-spirv: "{real}", the clang this prefix wraps, is gone; remedy: {remedy}" >&2
   exit 127
 fi
-spirv=0 chosen=0 compile=0 nolink=0 gfx=""
-for a in "$@"; do
-  case "$a" in
+# What the command does, read from its arguments and from any @response file
+# (tokenized by xargs, whose quoting is the GNU one clang uses for them):
+# src: a source is compiled (-x LANG or a source file), whether the output is an
+# object (-c), assembly (-S), preprocessed text (-E), nothing (-fsyntax-only) or a
+# linked program (one-step compile and link); link: the driver links.
+spirv=0 backend="" src=0 link=1 preprocess=0 gfx="" want_x=0
+scan() {{
+  if [ $want_x -eq 1 ]; then want_x=0; [ "$1" != none ] && src=1; return; fi
+  case "$1" in
     --offload-arch=*|--cuda-gpu-arch=*)
-      for t in $(echo "${{a#*=}}" | tr ',' ' '); do
+      for t in $(echo "${{1#*=}}" | tr ',' ' '); do
         case "$t" in amdgcnspirv) spirv=1 ;; gfx*) gfx="$gfx $t" ;; esac
       done ;;
-    -use-spirv-backend|-no-use-spirv-backend) chosen=1 ;;
-    -c|-S|-E|-emit-llvm) compile=1 ;;
-    -M|-MM|-fsyntax-only|--version|-print-*|--print-*) nolink=1 ;;
+    -use-spirv-backend) backend=in-tree ;;
+    -no-use-spirv-backend) backend=translator ;;
+    -x) want_x=1 ;;
+    -xnone) ;;
+    -x*) src=1 ;;
+    -c|-S|-emit-llvm) link=0 ;;
+    -E|-M|-MM|-fsyntax-only) link=0 preprocess=1 ;;
+    --version|-print-*|--print-*) link=0 ;;
+    -*) ;;
+    *.hip|*.cu|*.cpp|*.cc|*.cxx|*.c++|*.cp|*.C|*.CPP|*.c|*.hipi|*.cui|*.ii|*.i) src=1 ;;
+  esac
+}}
+for a in "$@"; do
+  case "$a" in
+    @*) if [ -r "${{a#@}}" ]; then
+          while IFS= read -r w; do scan "$w"; done <<RSP
+$(xargs printf '%s\\n' < "${{a#@}}" 2>/dev/null)
+RSP
+        fi ;;
+    *) scan "$a" ;;
   esac
 done
 # Links take libamdhip64 from this prefix (the ROCm 7 ABI of its headers): the
 # driver's own -L<rocm>/lib comes after the system dirs, where another HIP may be.
-if [ $compile -eq 0 ] && [ $nolink -eq 0 ]; then set -- -L{libdir} "$@"; fi
+if [ $link -eq 1 ]; then set -- -L{libdir} "$@"; fi
 if [ $spirv -eq 1 ]; then
   n=$#; i=0
   while [ $i -lt $n ]; do
@@ -61,10 +85,20 @@ if [ $spirv -eq 1 ]; then
     fi
     set -- "$@" "$a"
   done
-  # A translator clang would find (beside it or on PATH) keeps its turn.
-  if [ $chosen -eq 0 ] && [ ! -x {llvm_spirv} ] && ! command -v llvm-spirv >/dev/null 2>&1; then
-    set -- "$@" -use-spirv-backend
-    [ $compile -eq 1 ] && set -- "$@" -Xarch_amdgcnspirv -fvisibility=default
+  # A translator clang would find (beside it or on PATH) keeps its turn. The
+  # backend flag is unused (and warned about) when nothing is compiled to code.
+  if [ -z "$backend" ] && [ ! -x {llvm_spirv} ] && ! command -v llvm-spirv >/dev/null 2>&1; then
+    [ $preprocess -eq 0 ] && set -- "$@" -use-spirv-backend
+    # Device flags go where a source is compiled (on a link-only line they are
+    # unused): default visibility, and no debug info in the SPIR-V device pass
+    # (the in-tree backend's does not validate; docs/toolchain.md) unless opted in.
+    if [ $src -eq 1 ]; then
+      set -- "$@" -Xarch_amdgcnspirv -fvisibility=default
+      case "${{{debug_env}:-}}" in
+        1|[Oo][Nn]|[Yy][Ee][Ss]|[Tt][Rr][Uu][Ee]) ;;
+        *) set -- "$@" -Xarch_amdgcnspirv -g0 ;;
+      esac
+    fi
   fi
 fi
 """
@@ -147,7 +181,8 @@ def write(root: Path, final: Path, llvm: Llvm, bundler: Path | None) -> None:
     for name, mode in (("clang", "gcc"), ("clang++", "g++")):
         common = dict(version=__version__, remedy=REMEDY[llvm.kind], mode=mode, libdir=_sh(final / "lib"),
                       bindir=_sh(final / "bin"), config=_sh(final / "bin" / "rocm-spirv.cfg"),
-                      llvm_spirv=_sh(final / "bin" / "llvm-spirv"), real=_sh(llvm.clang))
+                      llvm_spirv=_sh(final / "bin" / "llvm-spirv"), real=_sh(llvm.clang),
+                      debug_env=DEVICE_DEBUG_ENV)
         if llvm.kind == "distribution":
             assert llvm.bindir is not None
             text = DISTRIBUTION.format(what=f"clang {llvm.version} of {llvm.bindir}", **common)
