@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from rocm_spirv.migrate.findings import Finding, Redirect, Rule
@@ -51,6 +51,18 @@ def kept_lines(text: Iterable[str], cwd: str) -> dict[str, set[int]]:
             current.add(line)
         line += 1
     return out
+
+
+def names_builtin(text: Iterable[str], cwd: str, mine: Callable[[str], bool]) -> bool:
+    """A kept line of the project's own files calls an AMDGCN builtin."""
+    own = False
+    for raw in text:
+        m = MARKER.match(raw)
+        if m:
+            own = not m.group(2).startswith("<") and mine(os.path.normpath(os.path.join(cwd, m.group(2))))
+        elif own and "__builtin_amdgcn_" in raw:
+            return True
+    return False
 
 
 @dataclass

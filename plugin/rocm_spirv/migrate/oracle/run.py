@@ -286,20 +286,25 @@ class Oracle:
         kept: dict[str, dict[str, set[int]]] = {}  # file -> target -> lines
         lacking: dict[tuple[str, int], tuple[device.Diagnostic, list[str]]] = {}
         try:
-            for t in self.targets:
-                stem = work / f"tu{index}-{t}"  # -save-temps=obj writes beside -o, named after the source
-                stem.mkdir()
-                proc = _run([*base, *common, f"--offload-arch={t}", "-emit-llvm", "-S", "-save-temps=obj",
-                             "-o", str(stem / "out.ll")], cwd)
-                self._kept(stem, t, cwd, kept)
-                for d in device.diagnostics(proc.stderr, cwd):
-                    if self.mine(d.path) and device.BUILTIN_FEATURE.search(d.message):
-                        lacking.setdefault((d.path, d.line), (d, []))[1].append(t)
+            # SPIR-V first: only a TU whose SPIR-V pass keeps a project line calling an AMDGCN builtin needs the
+            # native passes to generate code (which says what a target lacks); the others preprocess only.
             stem = work / f"tu{index}-spirv"
             stem.mkdir()
             proc = _run([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-gline-tables-only", "-c",
                          "-save-temps=obj", "-o", str(stem / "out.o")], cwd)
-            self._kept(stem, SPIRV_TARGET, cwd, kept)
+            builtins = self._kept(stem, SPIRV_TARGET, cwd, kept)
+            for t in self.targets:
+                native_stem = work / f"tu{index}-{t}"  # -save-temps=obj writes beside -o, named after the source
+                native_stem.mkdir()
+                if builtins:
+                    step = ["-emit-llvm", "-S", "-save-temps=obj", "-o", str(native_stem / "out.ll")]
+                else:
+                    step = ["-E", "-o", str(native_stem / "out.hipi")]
+                native_proc = _run([*base, *common, f"--offload-arch={t}", *step], cwd)
+                self._kept(native_stem, t, cwd, kept)
+                for d in device.diagnostics(native_proc.stderr, cwd):
+                    if self.mine(d.path) and device.BUILTIN_FEATURE.search(d.message):
+                        lacking.setdefault((d.path, d.line), (d, []))[1].append(t)
             located = False
             for d in device.diagnostics(proc.stderr, cwd):
                 if self.mine(d.path):
@@ -367,12 +372,18 @@ class Oracle:
                     return file, no
         return None
 
-    def _kept(self, stem: Path, target: str, cwd: str, kept: dict[str, dict[str, set[int]]]) -> None:
+    def _kept(self, stem: Path, target: str, cwd: str, kept: dict[str, dict[str, set[int]]]) -> bool:
+        """Record the project lines a target's preprocessed TU kept; True when one of them names an AMDGCN
+        builtin (the text is read once, here)."""
+        builtin = False
         for hipi in stem.glob("*.hipi"):
             with open(hipi, encoding="utf-8", errors="replace") as f:
-                for file, lines in device.kept_lines(f, cwd).items():
-                    if self.mine(file):
-                        kept.setdefault(file, {})[target] = lines
+                lines = list(f)
+            for file, numbers in device.kept_lines(lines, cwd).items():
+                if self.mine(file):
+                    kept.setdefault(file, {})[target] = numbers
+            builtin = builtin or device.names_builtin(lines, cwd, self.mine)
+        return builtin
 
     def _llvm_dis(self) -> str:
         beside = Path(self.compiler.path).parent / "llvm-dis"
