@@ -5,6 +5,7 @@ lives in one temporary folder, removed at the end."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -14,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -67,15 +69,55 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+_LIVE: set[subprocess.Popen[str]] = set()  # children running now: an interrupt ends them (stop_children)
+_LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
 def _run(argv: Sequence[str], cwd: str | None = None,
          timeout: float = COMPILE_TIMEOUT) -> subprocess.CompletedProcess[str]:
+    """One tool run, registered so that Ctrl-C or SIGTERM ends it instead of waiting for it."""
+    if _STOPPING.is_set():
+        return subprocess.CompletedProcess(list(argv), 130, "", "error: interrupted")
     try:
-        return subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, errors="replace",
-                              timeout=timeout, check=False, env={**os.environ, "LC_ALL": "C"})
-    except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(list(argv), 124, "", f"error: timed out after {timeout:.0f} s")
+        proc = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                errors="replace", env={**os.environ, "LC_ALL": "C"})
     except OSError as err:
         return subprocess.CompletedProcess(list(argv), 127, "", f"error: cannot run {argv[0]}: {err.strerror}")
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
+    try:
+        out, err_text = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return subprocess.CompletedProcess(list(argv), 124, "", f"error: timed out after {timeout:.0f} s")
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
+    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err_text)
+
+
+def stop_children() -> None:
+    """End every tool the oracle started (by its own handle, never by name) and run no more."""
+    _STOPPING.set()
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for proc in live:
+        with contextlib.suppress(OSError):
+            proc.kill()
+
+
+def _pool_map(jobs: int, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+    """map over a thread pool; an interrupt cancels what has not started and ends what runs."""
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        return list(pool.map(fn, items))
+    except BaseException:
+        stop_children()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def configure_failure(which: str, proc: subprocess.CompletedProcess[str], root: Path) -> str:
@@ -209,6 +251,7 @@ class Oracle:
         configured = (f"cmake {shlex.join(self.cmake_args) or '(no options)'}, with the native toolchain file "
                       f"({','.join(self.targets)}) and the SPIR-V one ({SPIRV_TARGET})")
         out = Outcome(configured)
+        _STOPPING.clear()
         with tempfile.TemporaryDirectory(prefix="rocm-spirv-oracle-") as tmp:
             self._run_in(Path(tmp), out)
         out.wall, out.cpu = time.monotonic() - start, _cpu() - cpu0
@@ -226,10 +269,10 @@ class Oracle:
             files[which] = tmp / f"{which}.toolchain.cmake"
             write_atomic(files[which], render(req, self.compiler).text)
         self.say("configuring twice (native and SPIR-V toolchain files) under cmake --trace-expand")
-        with ThreadPoolExecutor(max_workers=min(2, self.jobs)) as pool:
-            procs = dict(zip(("native", "spirv"), pool.map(
-                lambda w: _run(self._configure_cmd(tmp / w, files[w], tmp / f"{w}.trace"), timeout=CONFIGURE_TIMEOUT),
-                ("native", "spirv")), strict=True))
+        procs = dict(zip(("native", "spirv"), _pool_map(
+            min(2, self.jobs),
+            lambda w: _run(self._configure_cmd(tmp / w, files[w], tmp / f"{w}.trace"), timeout=CONFIGURE_TIMEOUT),
+            ("native", "spirv")), strict=True))
         for which in ("native", "spirv"):
             if procs[which].returncode != 0:
                 out.failure = configure_failure("native" if which == "native" else "SPIR-V", procs[which], self.root)
@@ -256,9 +299,9 @@ class Oracle:
                  f"{', '.join(self.targets)} ({self.jobs} at a time)")
         work = tmp / "tu"
         work.mkdir()
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            results = list(pool.map(lambda it: self._tu(work, it[0], it[1][0], it[1][1], by_file.get(it[1][0])),
-                                    enumerate(tus)))
+        results: list[TuResult] = _pool_map(
+            self.jobs, lambda it: self._tu(work, it[0], it[1][0], it[1][1], by_file.get(it[1][0])),
+            list(enumerate(tus)))
         seen: dict[tuple[str, int, str], Finding] = {}
         regions: dict[tuple[str, int], tuple[device.Region, int]] = {}
         for r in results:
