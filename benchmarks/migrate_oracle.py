@@ -36,8 +36,19 @@ RESULTS = HERE / "results"
 MANIFEST = HERE / "data" / "rocm_examples_oracle.json"
 UPSTREAM = "ROCm/rocm-examples"
 PATHS = ("HIP-Basic", "Applications", "Tutorials", "Common")  # Common: the examples' shared headers
-# The collection's categories, each one CMake tree (its CMakeLists.txt adds every example below it).
-EXAMPLES = ("HIP-Basic", "Applications", "Tutorials")
+# The collection's categories, each one CMake tree (its CMakeLists.txt adds every example below it), with
+# the options that let it configure here: hiprtc is not installed (runtime_compilation only links it, and
+# the oracle never links: the link-only HIP runtime stands in), and the reduction tutorial's tests and
+# benchmarks fetch googletest/benchmark from the network. Applications needs hipcub and hiprand (not
+# installed): the tree is run as it is (its configure fails) and each other application on its own.
+PREFIX = Path.home() / ".local/share/rocm-spirv/toolchain"
+EXAMPLES: list[tuple[str, list[str]]] = [
+    ("HIP-Basic", [f"-DHIPRTC_LIB={PREFIX / 'lib' / 'libamdhip64.so'}"]),
+    ("Applications", []),
+    *((f"Applications/{name}", []) for name in ("bitonic_sort", "convolution", "floyd_warshall", "histogram",
+                                                 "prefix_sum")),
+    ("Tutorials", ["-DREDUCTION_BUILD_TESTING=OFF", "-DREDUCTION_BUILD_BENCHMARKS=OFF"]),
+]
 SDISTS: list[dict[str, Any]] = [
     {"name": "llama.cpp (llama-cpp-python 0.3.36)", "root": "vendor/llama.cpp", "cmake_args": ["-DGGML_HIP=ON"],
      "sdist": Sdist("llama-cpp-python", "0.3.36", "llama_cpp_python-0.3.36.tar.gz",
@@ -74,8 +85,25 @@ def extract(repo: Path, dest: Path) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    archive = _git(repo, "archive", "--format=tar", manifest["commit"], "--", *manifest["paths"])
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    # The blobs as committed (git archive would apply the tree's .gitattributes eol conversions).
+    listing = _git(repo, "ls-tree", "-r", "-z", manifest["commit"], "--", *manifest["paths"]).split(b"\0")
+    blobs = {}
+    for line in listing:
+        if line:
+            meta, path = line.split(b"\t", 1)
+            if meta.split()[1] == b"blob":
+                blobs[path.decode()] = meta.split()[2].decode()
+    batch = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="\n".join(blobs.values()).encode()
+                           + b"\n", capture_output=True, check=True).stdout
+    pos = 0
+    for rel in blobs:
+        header_end = batch.index(b"\n", pos)
+        size = int(batch[pos:header_end].split()[2])
+        data = batch[header_end + 1:header_end + 1 + size]
+        pos = header_end + 1 + size + 1
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
     for rel, digest in manifest["files"].items():
         got = hashlib.sha256((dest / rel).read_bytes()).hexdigest()
         if got != digest:
@@ -145,11 +173,11 @@ def run(repo: Path, only: str | None, compiler: str) -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="migrate-oracle-bench-") as tmp:
         tree = extract(repo, Path(tmp) / "rocm-examples")
-        for name in EXAMPLES:
+        for name, cmake_args in EXAMPLES:
             if only and only != name:
                 continue
             print(f"{name} ...", file=sys.stderr, flush=True)
-            rows.append(measure(f"rocm-examples/{name}", tree / name, [], compiler))
+            rows.append(measure(f"rocm-examples/{name}", tree / name, cmake_args, compiler))
     for entry in SDISTS:
         if only and only not in entry["name"]:
             continue

@@ -46,7 +46,7 @@ def tree_state(root: Path) -> dict[str, tuple[str, int, int]]:
 def run_oracle(project: Path, toolchain: Path, tmp: Path, *extra: str) -> tuple[int, dict[str, Any], str, Path]:
     """The CLI in its own process, with its temporary folder pointed at tmp (to see it cleaned up)."""
     scratch = tmp / "tmpdir"
-    scratch.mkdir()
+    scratch.mkdir(parents=True)
     env = {**os.environ, "TMPDIR": str(scratch)}
     proc = subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", str(project), "--configure",
                            "--compiler", str(toolchain / "bin" / "clang++"), "--format", "json", *extra],
@@ -219,3 +219,36 @@ def test_merge_marks_both_and_adds_the_rest() -> None:
     new = Finding(RULES["RSM205"], "h.h", 9, 1, "oracle", "f", Redirect.SOURCE, source="configure")
     assert merge(result, [same, new], lambda _p: "") == (1, 1)
     assert [(f.path, f.source) for f in result.findings] == [("h.h", "configure"), ("k.hip", "both")]
+
+
+@pytest.mark.slow
+def test_oracle_only_rule_examples(toolchain: Path, tmp_path: Path) -> None:
+    from rocm_spirv.migrate.oracle.rules import RULES as ORACLE_ONLY
+
+    for rule in ORACLE_ONLY:
+        project = tmp_path / rule.id
+        project.mkdir()
+        name, text = rule.example
+        (project / name).write_text(text)
+        (project / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(ex LANGUAGES CXX HIP)\n"
+                                                f"add_library(ex STATIC {name})\n")
+        code, report, err, _ = run_oracle(project, toolchain, tmp_path / f"{rule.id}-run")
+        assert code == 0, err
+        assert (name, rule.id) in {(f["path"], f["rule"]) for f in report["findings"]}, report["findings"]
+
+
+@pytest.mark.slow
+def test_docs_command_block_runs_as_written(toolchain: Path, tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "migrate.md").read_text()
+    block = doc.split("## The oracle: `--configure`", 1)[1].split("```", 2)[1]
+    commands = [line for line in block.splitlines()[1:] if line.strip()]
+    assert commands and all(c.startswith("rocm-spirv migrate ") for c in commands)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "TMPDIR": str(tmp_path)}
+    for command in commands:
+        proc = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=root, env=env, capture_output=True,
+                              text=True, check=False, timeout=1800)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines()[-1].startswith("configure: cmake (no options)"), proc.stdout
+        assert "[RSM109]" in proc.stdout and "[RSM205]" in proc.stdout
