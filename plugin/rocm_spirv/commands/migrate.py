@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -59,9 +60,9 @@ def register(sub: Any) -> None:
                         "as the oracle (cmake arguments after --)")
     p.add_argument("--compiler", default="auto", help="clang++ for --configure (default auto: what doctor picks)")
     p.add_argument("--jobs", type=int, default=2, help="translation units --configure runs at a time (default 2)")
-    p.add_argument("cmake_args", nargs="*", metavar="-- CMAKE_ARG",
-                   help="arguments for both configures of --configure (-DOPTION=ON, -G Ninja is set)")
-    p.set_defaults(func=_run)
+    # After `--`: arguments for both configures of --configure (-DOPTION=ON; -G Ninja is set). cli.main puts
+    # them here.
+    p.set_defaults(func=_run, passthrough=[])
 
 
 def _write_bytes(data: bytes) -> None:
@@ -90,8 +91,9 @@ def _run(args: argparse.Namespace) -> int:
     gate = Gate(gating.check_rule_ids(args.select, "--select"), gating.check_rule_ids(args.ignore, "--ignore"),
                 args.fail_on, _baseline(args.baseline))
     mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"
-    if args.cmake_args and not args.configure:
-        raise UserError(f"unexpected argument {args.cmake_args[0]!r}",
+    if args.passthrough and not args.configure:
+        raise UserError(f"arguments after -- ({shlex.join(args.passthrough)}) are for cmake, and only --configure "
+                        "runs it",
                         "cmake arguments go after --configure --, e.g. migrate . --configure -- -DUSE_HIP=ON")
     if args.configure and not root.is_dir():
         raise UserError(f"--configure needs a project folder, not the file {root}",
@@ -150,7 +152,7 @@ def _oracle(args: argparse.Namespace, base: Path, result: ScanResult) -> Configu
     """Run the oracle and merge its findings into result. A configure that fails leaves the static
     findings and one line naming the failure."""
     compiler = resolve(args.compiler, "spirv")
-    oracle = Oracle(base, args.cmake_args, compiler, args.jobs,
+    oracle = Oracle(base, args.passthrough, compiler, args.jobs,
                     say=lambda m: print(f"rocm-spirv: {m}", file=sys.stderr))
     outcome = oracle.run()
     if outcome.failure:
