@@ -156,7 +156,8 @@ def _oracle(args: argparse.Namespace, base: Path, result: ScanResult) -> Configu
                     say=lambda m: print(f"rocm-spirv: {m}", file=sys.stderr))
     outcome = oracle.run()
     if outcome.failure:
-        print(f"rocm-spirv: warning: {outcome.failure}; static findings only", file=sys.stderr)
+        if args.format != "text":  # the text report's last line says it; JSON and SARIF keep stdout data
+            print(f"rocm-spirv: warning: {outcome.failure}; static findings only", file=sys.stderr)
         return Configured(outcome, 0, 0)
     both, only = merge(result, outcome.findings, lambda rel: oracle.text(str(base / rel)))
     return Configured(outcome, both, only)
