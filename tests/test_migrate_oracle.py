@@ -252,3 +252,14 @@ def test_docs_command_block_runs_as_written(toolchain: Path, tmp_path: Path) -> 
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.splitlines()[-1].startswith("configure: cmake (no options)"), proc.stdout
         assert "[RSM109]" in proc.stdout and "[RSM205]" in proc.stdout
+
+
+def test_source_in_json_and_sarif() -> None:
+    from rocm_spirv.migrate.report import to_json
+    from rocm_spirv.migrate.sarif import to_sarif
+
+    oracle = Finding(RULES["RSM106"], "CMakeLists.txt", 28, 1, "configure: …", "f", Redirect.BUILD_FILE,
+                     source="configure")
+    result = ScanResult("/p", 1, [FileReport("CMakeLists.txt", "cmake", [oracle])])
+    assert to_json(result, "report", [])["findings"][0]["source"] == "configure"
+    assert to_sarif(result)["runs"][0]["results"][0]["properties"]["source"] == "configure"
