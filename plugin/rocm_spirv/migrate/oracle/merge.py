@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from rocm_spirv.migrate import gate
+from rocm_spirv.migrate.cmake_lexer import CMakeSyntaxError, parse
 from rocm_spirv.migrate.findings import FileReport, Finding, ScanResult
 
 SOURCE_SUFFIXES = (".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp")
@@ -15,6 +16,29 @@ SOURCE_SUFFIXES = (".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".h
 def _family(rule: str) -> str:
     """RSM1xx (CMake) and RSM2xx (sources) constructs are compared within their kind."""
     return rule[:4]
+
+
+LOOP_RULES = frozenset({"RSM107", "RSM109"})  # a per-arch loop is one construct with the commands in it
+
+
+def _loops_around(text: str | None, line: int) -> set[int]:
+    """The lines of the foreach() commands whose loop holds line (the static scan reports a per-arch loop
+    at its foreach; the oracle at the command in it)."""
+    if not text:
+        return set()
+    try:
+        commands = parse(text)
+    except (CMakeSyntaxError, RecursionError):
+        return set()
+    out, open_ = set(), []
+    for c in commands:
+        if c.name == "foreach":
+            open_.append(c.line)
+        elif c.name == "endforeach" and open_:
+            start = open_.pop()
+            if start < line <= c.line:
+                out.add(start)
+    return out
 
 
 def merge(result: ScanResult, oracle: list[Finding], read: Callable[[str], str | None]) -> tuple[int, int]:
@@ -28,8 +52,10 @@ def merge(result: ScanResult, oracle: list[Finding], read: Callable[[str], str |
         report = reports.get(f.path)
         match = None
         if report is not None:
+            lines = {f.line} | (_loops_around(read(f.path), f.line) if f.rule.id.startswith("RSM1") else set())
             match = next((i for i, s in enumerate(report.findings)
-                          if s.line == f.line and _family(s.rule.id) == _family(f.rule.id)), None)
+                          if s.line in lines and _family(s.rule.id) == _family(f.rule.id)
+                          and (s.line == f.line or s.rule.id in LOOP_RULES)), None)
         if report is not None and match is not None:
             if report.findings[match].source == "static":
                 report.findings[match] = replace(report.findings[match], source="both")
