@@ -132,7 +132,7 @@ def measure(name: str, root: Path, cmake_args: list[str], compiler: str) -> dict
                  ("toolchain", "toolchain-force")]
     return {
         "name": name, "cmake_args": cmake_args, "configured": c["configured"], "failure": c["failure"],
-        "tus": len(c["tus"]), "clean_tus": len(c["clean_tus"]),
+        "tus": len(c["tus"]), "clean_tus": len(c["clean_tus"]), "broken_tus": len(c.get("broken_tus", [])),
         "oracle_findings": c["findings"], "oracle_unreached": len(unreached),
         "static_findings": len(by_source["static"]) + len(by_source["both"]),
         "overlap": len(by_source["both"]), "only_oracle": len(by_source["configure"]),
@@ -150,14 +150,15 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
            f"compiler {meta['compiler']}. Wall and CPU time are of the whole `migrate --configure` process "
            "(two configures, five device passes per TU, the static scan), 2 TUs at a time. The machine is "
            "shared: CPU time is the steadier figure.", "",
-           "| project | TUs | compile clean | oracle findings | of them unreached | static findings | overlap | "
-           "only oracle | only static | wall s | CPU s | TUs/s |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| project | TUs | compile clean | compile nowhere | oracle findings | of them unreached | static findings "
+           "| overlap | only oracle | only static | wall s | CPU s | TUs/s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
             out.append(f"| {r['name']} | error: {' '.join(r['error'])} | | | | | | | | {r['wall_s']:.0f} | | |")
             continue
-        out.append(f"| {r['name']} | {r['tus']} | {r['clean_tus']} | {r['oracle_findings']} | {r['oracle_unreached']} "
+        out.append(f"| {r['name']} | {r['tus']} | {r['clean_tus']} | {r['broken_tus']} | {r['oracle_findings']} "
+                   f"| {r['oracle_unreached']} "
                    f"| {r['static_findings']} | {r['overlap']} | {r['only_oracle']} | {r['only_static']} | "
                    f"{r['wall_s']} | {r['cpu_s']} | {r['tus_per_s']} |")
     for r in rows:
@@ -178,6 +179,7 @@ def run(repo: Path, only: str | None, compiler: str) -> None:
                 continue
             print(f"{name} ...", file=sys.stderr, flush=True)
             rows.append(measure(f"rocm-examples/{name}", tree / name, cmake_args, compiler))
+            write(rows, manifest, only, compiler)  # each project as it ends: a long run keeps what it measured
     for entry in SDISTS:
         if only and only not in entry["name"]:
             continue
@@ -188,6 +190,10 @@ def run(repo: Path, only: str | None, compiler: str) -> None:
             continue
         print(f"{entry['name']} ...", file=sys.stderr, flush=True)
         rows.append(measure(entry["name"], top / entry["root"], entry["cmake_args"], compiler))
+    write(rows, manifest, only, compiler)
+
+
+def write(rows: list[dict[str, Any]], manifest: dict[str, Any], only: str | None, compiler: str) -> None:
     meta = {"command": " ".join(["python", "benchmarks/migrate_oracle.py", "run", *sys.argv[2:]]),
             "machine": f"{platform.machine()} {platform.node()}, {len(__import__('os').sched_getaffinity(0))} cores",
             "commit": manifest["commit"], "compiler": compiler}
@@ -195,7 +201,7 @@ def run(repo: Path, only: str | None, compiler: str) -> None:
     name = "migrate_oracle" if not only else f"migrate_oracle_{only.replace('/', '_').split()[0]}"
     (RESULTS / f"{name}.json").write_text(json.dumps({"meta": meta, "projects": rows}, indent=1) + "\n")
     (RESULTS / f"{name}.md").write_text(markdown(rows, meta))
-    print(markdown(rows, meta))
+    print(f"{len(rows)} project(s) written to {RESULTS / name}.{{json,md}}", file=sys.stderr)
 
 
 def main() -> None:

@@ -58,6 +58,7 @@ class Outcome:
     failure: str = ""  # one line: why the configure failed (then there are no oracle findings)
     tus: list[str] = field(default_factory=list)  # HIP translation units (relative)
     clean: list[str] = field(default_factory=list)  # TUs that compile for amdgcnspirv without a diagnostic
+    broken: list[str] = field(default_factory=list)  # TUs that do not compile natively either (with this toolchain)
     wall: float = 0.0
     cpu: float = 0.0
 
@@ -206,6 +207,7 @@ class Configured:
     def to_json(self) -> dict[str, Any]:
         o = self.outcome
         return {"configured": o.configured, "failure": o.failure or None, "tus": o.tus, "clean_tus": o.clean,
+                "broken_tus": o.broken,
                 "findings": len(o.findings), "also_static": self.both, "only_configure": self.only,
                 "wall_s": round(o.wall, 2), "cpu_s": round(o.cpu, 2)}
 
@@ -224,6 +226,7 @@ class TuResult:
     findings: list[Finding] = field(default_factory=list)
     regions: list[device.Region] = field(default_factory=list)
     clean: bool = False
+    broken: bool = False  # it does not compile for a native target either: nothing to say about SPIR-V
 
 
 class Oracle:
@@ -307,6 +310,8 @@ class Oracle:
         for r in results:
             if r.clean:
                 out.clean.append(device._rel(self.rootstr, r.file))
+            if r.broken:
+                out.broken.append(device._rel(self.rootstr, r.file))
             for f in r.findings:
                 seen.setdefault((f.path, f.line, f.rule.id), f)
             for g in r.regions:
@@ -331,10 +336,12 @@ class Oracle:
         try:
             # SPIR-V first: only a TU whose SPIR-V pass keeps a project line calling an AMDGCN builtin needs the
             # native passes to generate code (which says what a target lacks); the others preprocess only.
+            # The SPIR-V pass as the real build runs it (no -g: the toolchain validates its SPIR-V, and LLVM 22
+            # writes device debug info spirv-val rejects).
             stem = work / f"tu{index}-spirv"
             stem.mkdir()
-            proc = _run([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-gline-tables-only", "-c",
-                         "-save-temps=obj", "-o", str(stem / "out.o")], cwd)
+            proc = _run([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-c", "-save-temps=obj",
+                         "-o", str(stem / "out.o")], cwd)
             builtins = self._kept(stem, SPIRV_TARGET, cwd, kept)
             for t in self.targets:
                 native_stem = work / f"tu{index}-{t}"  # -save-temps=obj writes beside -o, named after the source
@@ -349,17 +356,32 @@ class Oracle:
                     if self.mine(d.path) and device.BUILTIN_FEATURE.search(d.message):
                         lacking.setdefault((d.path, d.line), (d, []))[1].append(t)
             located = False
-            for d in device.diagnostics(proc.stderr, cwd):
+            errors = device.diagnostics(proc.stderr, cwd)
+            if proc.returncode != 0:
+                # An error every target gets (a header this toolchain lacks, code that compiles nowhere) says
+                # nothing about SPIR-V: one native front-end pass tells them apart.
+                native_proc = _run([*base, *common, f"--offload-arch={self.targets[0]}", "-fsyntax-only"], cwd)
+                everywhere = {(d.path, d.line, d.message) for d in device.diagnostics(native_proc.stderr, cwd)}
+                errors = [d for d in errors if (d.path, d.line, d.message) not in everywhere]
+                res.broken = native_proc.returncode != 0 and not errors
+            for d in errors:
                 if self.mine(d.path):
                     res.findings.append(device.compile_finding(self.rootstr, d, SPIRV_TARGET))
                     located = True
-            for bc in stem.glob("*-hip-*.bc"):
-                dis = _run([self._llvm_dis(), str(bc), "-o", "-"], cwd)
-                for where, line, col, asm in device.asm_sites(dis.stdout.splitlines()):
-                    if self.mine(where):
-                        res.findings.append(device.asm_finding(self.rootstr, where, line, col, asm))
-                        located = True
-            if proc.returncode != 0 and not located:
+            asm_ir = [bc for bc in stem.glob("*-hip-*.bc")
+                      if "asm " in _run([self._llvm_dis(), str(bc), "-o", "-"], cwd).stdout]
+            if asm_ir:
+                # Inline assembly in the SPIR-V pass: a front-end pass with line tables says where it came from.
+                located_ll = stem / "located.ll"
+                _run([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-gline-tables-only", "-emit-llvm", "-S",
+                      "-o", str(located_ll)], cwd)
+                if located_ll.is_file():
+                    with open(located_ll, encoding="utf-8", errors="replace") as f:
+                        for where, line, col, asm in device.asm_sites(f):
+                            if self.mine(where):
+                                res.findings.append(device.asm_finding(self.rootstr, where, line, col, asm))
+                                located = True
+            if proc.returncode != 0 and not located and not res.broken:
                 first = next((w for w in proc.stderr.splitlines() if "error" in w), f"exit code {proc.returncode}")
                 res.findings.append(Finding(RULES["RSM208"], device._rel(self.rootstr, path), 1, 1,
                                             f"the {SPIRV_TARGET} device compile fails: {first.strip()}",
