@@ -12,6 +12,7 @@ sha256 of every file used, and `extract` re-creates the tree from a clone (the s
     PYTHONPATH=plugin python benchmarks/migrate_oracle.py manifest --repo CLONE      # write the manifest
     PYTHONPATH=plugin python benchmarks/migrate_oracle.py extract --repo CLONE --dest DIR
     PYTHONPATH=plugin python benchmarks/migrate_oracle.py run --repo CLONE [--only NAME]
+    PYTHONPATH=plugin python benchmarks/migrate_oracle.py render                      # the .md from the .json
 """
 
 from __future__ import annotations
@@ -161,6 +162,8 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
                    f"| {r['oracle_unreached']} "
                    f"| {r['static_findings']} | {r['overlap']} | {r['only_oracle']} | {r['only_static']} | "
                    f"{r['wall_s']} | {r['cpu_s']} | {r['tus_per_s']} |")
+    out += ["", "Options configured (besides the two toolchain files):", ""]
+    out += [f"- {r['name']}: `{' '.join(r.get('cmake_args') or []) or '(none)'}`" for r in rows if "error" not in r]
     for r in rows:
         if r.get("failure"):
             out += ["", f"**{r['name']}**: {r['failure']} (static findings only)"]
@@ -212,6 +215,8 @@ def main() -> None:
     e = sub.add_parser("extract")
     e.add_argument("--repo", type=Path, required=True)
     e.add_argument("--dest", type=Path, required=True)
+    md = sub.add_parser("render", help="rewrite results/migrate_oracle.md from results/migrate_oracle.json")
+    md.add_argument("--name", default="migrate_oracle")
     r = sub.add_parser("run")
     r.add_argument("--repo", type=Path, required=True)
     r.add_argument("--only", help="one project: HIP-Basic, Applications, Tutorials, llama.cpp, whisper.cpp")
@@ -219,6 +224,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.action == "manifest":
         write_manifest(args.repo)
+    elif args.action == "render":
+        data = json.loads((RESULTS / f"{args.name}.json").read_text())
+        (RESULTS / f"{args.name}.md").write_text(markdown(data["projects"], data["meta"]))
     elif args.action == "extract":
         print(extract(args.repo, args.dest))
     else:
