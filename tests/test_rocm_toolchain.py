@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -117,6 +118,30 @@ def test_doctor_builds_a_real_program_in_every_mode(toolchain: Path) -> None:
     checks = {c["name"]: c for c in data["checks"]}
     assert checks["prefix"]["ok"] and checks["device_libs"]["detail"].endswith("amdgcn/bitcode")
     assert data["compiler"]["complete"] and data["compiler"]["llvm"].startswith("distribution LLVM 22")
+    # It names the spirv-val it validated with, and the SPIR-V of both SPIR-V modes passed it.
+    assert re.search(r"spirv-val \(SPIRV-Tools v\d{4}\.\d+, ", checks["spirv_val"]["detail"]), checks["spirv_val"]
+    assert all("SPIR-V valid (spirv-val " in modes[m]["detail"] for m in ("spirv", "hybrid"))
+    # rocm-cmake: either new enough, or the missing modules and the remedy are named.
+    rc = checks["rocm_cmake"]
+    assert rc["ok"] or ("0.11.0" in rc["detail"] and "ROCmCMakeBuildTools" in rc["remedy"]), rc
+
+
+@pytest.mark.slow
+def test_doctor_fails_a_mode_whose_spirv_does_not_validate(toolchain: Path) -> None:
+    """Device debug info kept (the opt-in) makes the test build's SPIR-V invalid: spirv and hybrid
+    are not ready, at the validate step, with the construct and the remedy; native stays ready."""
+    out = cli("doctor", "--json", "--compiler", str(toolchain / "bin" / "clang++"),
+              env={"ROCM_SPIRV_DEVICE_DEBUG": "1"})
+    assert out.returncode == 1, out.stderr
+    modes = {m["mode"]: m for m in json.loads(out.stdout)["modes"]}
+    assert modes["native"]["ready"]
+    for mode in ("spirv", "hybrid"):
+        m = modes[mode]
+        assert not m["ready"] and m["step"] == "validate", m
+        assert "device debug info" in m["detail"] and "DebugCompilationUnit" in m["detail"]
+        assert "ROCM_SPIRV_DEVICE_DEBUG" in m["remedy"]
+    text = cli("doctor", "--compiler", str(toolchain / "bin" / "clang++"), env={"ROCM_SPIRV_DEVICE_DEBUG": "1"})
+    assert "mode spirv: not ready (validate failed: spirv-val " in text.stdout
 
 
 def test_doctor_without_device_libraries_is_not_ready_for_native(tmp_path: Path) -> None:

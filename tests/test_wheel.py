@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -57,6 +58,12 @@ def test_spirv_wheel_records_what_it_carries(spirv_wheel: Path) -> None:
     record = json.loads(dist_info_file(spirv_wheel, "rocm_spirv.json"))
     assert record["schema"] == 1 and record["offload"] == "spirv"
     assert record["compiler"]["id"] == "Clang" and record["compiler"]["version"].startswith("22.")
+    # A published wheel names the compiler by name, version and the hash of the clang behind the
+    # prefix's wrapper, never by the build machine's paths (a home folder, a user name).
+    assert record["compiler"]["name"] == "clang++" and "path" not in record["compiler"]
+    assert re.fullmatch(r"[0-9a-f]{64}", record["compiler"]["sha256"])
+    text = dist_info_file(spirv_wheel, "rocm_spirv.json")
+    assert str(Path.home()) not in text and "/tmp/" not in text
     (so,) = record["shared_objects"]
     assert so["path"].startswith("spirv_demo/_core.") and so["path"].endswith(".so")
     assert so["targets"] == ["amdgcnspirv"] and so["spirv_only"] and so["managed"]

@@ -12,13 +12,18 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
-from rocm_spirv import __version__
+import argcomplete
+from argcomplete.shell_integration import shellcode
+
+from rocm_spirv import __version__, term
+from rocm_spirv.commands.flags import add_output_format, add_output_options
 from rocm_spirv.commands.teach import teach
 from rocm_spirv.errors import RocmSpirvError, os_error
 from rocm_spirv.resources import cmake_dir
 
 # Each name is a module in rocm_spirv.commands with register(subparsers); the
 # module sets func on its parser, which returns the exit code.
+SHELLS = ("bash", "zsh", "fish")
 COMMANDS = ["toolchain", "presets", "doctor", "compare", "inspect", "bazel", "migrate", "wheel", "config"]
 
 
@@ -70,6 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cmakedir", action="store_true", help="print the folder holding RocmSpirvConfig.cmake"
     )
+    parser.add_argument("--completion", choices=SHELLS, metavar="SHELL",
+                        help=f"print the shell completion script for {', '.join(SHELLS)} "
+                             "(e.g. `rocm-spirv --completion bash > ~/.local/share/bash-completion/completions/"
+                             "rocm-spirv`)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"rocm_spirv.commands.{name}").register(sub)
@@ -77,11 +86,16 @@ def build_parser() -> argparse.ArgumentParser:
     for leaf in _leaves(parser):
         leaf.set_defaults(_leaf=leaf)
         teach(leaf.prog.removeprefix("rocm-spirv").strip(), leaf)
+        add_output_format(leaf)
+        add_output_options(leaf)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    term.OUTPUT = term.Output()  # -q and --color set it while parsing; a fresh run starts from the defaults
     parser = build_parser()
+    # Under a completion request (the shell sets _ARGCOMPLETE) this answers and exits; else it returns.
+    argcomplete.autocomplete(parser)
     words = list(sys.argv[1:] if argv is None else argv)
     # `--` ends the options: what follows goes to a command that passes arguments on (migrate --configure
     # hands them to cmake), and is an error for any other.
@@ -100,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         leaf.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.cmakedir:
         print(cmake_dir())
+        return 0
+    if args.completion:
+        print(shellcode(["rocm-spirv"], shell=args.completion), end="")
         return 0
     if not getattr(args, "func", None):
         parser.print_help()

@@ -7,6 +7,7 @@ API call) for it. A failure names the step and the exact remedy.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -15,10 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_spirv.fsutil import sha256_file
-from rocm_spirv.offload import MODES, Mode, spirv_device_flags
+from rocm_spirv.offload import MODES, Mode, device_debug_opted_in, spirv_device_flags
+from rocm_spirv.toolchain.buildcheck import SKIP_ENV, explain, rejections
 from rocm_spirv.toolchain.choose import choose
+from rocm_spirv.toolchain.discover import rocm_roots
 from rocm_spirv.toolchain.probe import ProbeResult
 from rocm_spirv.toolchain.provision import read_manifest
+from rocm_spirv.toolchain.rocm_cmake import REMEDY as ROCM_CMAKE_REMEDY
+from rocm_spirv.toolchain.rocm_cmake import describe, find_rocm_cmake
+from rocm_spirv.toolchain.spirv_val import REMEDY as SPIRV_VAL_REMEDY
+from rocm_spirv.toolchain.spirv_val import SpirvVal, find_spirv_val
 
 PROVISION = "rocm-spirv toolchain provision"
 
@@ -30,7 +37,8 @@ REMEDY = {
     "hip_headers": f"{PROVISION} (ROCm 7 HIP headers from the PyPI triton wheel)",
     "device_libs": f"{PROVISION} (ROCm 7 device libraries in <prefix>/amdgcn/bitcode)",
     "hip_runtime": f"{PROVISION} (a link-only ROCm 7 libamdhip64 in <prefix>/lib)",
-    "spirv_val": "apt-get install spirv-tools",
+    "spirv_val": SPIRV_VAL_REMEDY,
+    "rocm_cmake": ROCM_CMAKE_REMEDY,
     "cmake": "pip install cmake",
     "ninja": "pip install ninja",
 }
@@ -123,27 +131,43 @@ def native_arch(compiler: ProbeResult) -> str:
                 compiler.gfx_targets[0] if compiler.gfx_targets else "gfx942")
 
 
-def build_program(compiler: ProbeResult, mode: Mode, workdir: Path) -> ModeStatus:
-    """Compile and link PROGRAM for one mode; the status names the failing step."""
+def build_program(compiler: ProbeResult, mode: Mode, workdir: Path, spirv_val: SpirvVal | None = None,
+                  ) -> ModeStatus:
+    """Compile and link PROGRAM for one mode, then validate its SPIR-V with spirv_val; the status
+    names the failing step (compile, link, validate).
+
+    -g as in Debug and RelWithDebInfo builds (the default of many projects): device debug info is
+    where LLVM 22's SPIR-V went invalid."""
     archs = {"native": [native_arch(compiler)], "spirv": ["amdgcnspirv"],
              "hybrid": ["amdgcnspirv", native_arch(compiler)]}[mode]
     src = workdir / "program.hip"
     src.write_text(PROGRAM)
     obj, exe = workdir / f"{mode}.o", workdir / mode
-    flat = [] if mode == "native" else spirv_device_flags(compiler.spirv_flags)
+    flat = [] if mode == "native" else spirv_device_flags(compiler.spirv_flags, device_debug_opted_in(os.environ))
     steps = [
-        ("compile", [*compiler.argv, "-x", "hip", *(f"--offload-arch={a}" for a in archs), *flat,
-                     "-O1", "-c", str(src), "-o", str(obj)]),
+        ("compile", [*compiler.argv, "-x", "hip", *(f"--offload-arch={a}" for a in archs),
+                     # After -g: of -g and -Xarch_amdgcnspirv -g0 the last one wins.
+                     "-O1", "-g", *flat, "-c", str(src), "-o", str(obj)]),
         ("link", [*compiler.argv, "--hip-link", str(obj), "-o", str(exe)]),
     ]
     for step, argv in steps:
         try:
-            proc = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=300, cwd=workdir)
+            # The validate step below is doctor's own, for any compiler, with the spirv-val it names.
+            proc = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=300, cwd=workdir,
+                                  env={**os.environ, SKIP_ENV: "0"})
         except (OSError, subprocess.TimeoutExpired) as err:
             return ModeStatus(mode, False, [], step, str(err), REMEDY["compiler"])
         if proc.returncode != 0:
             out = proc.stderr + proc.stdout
             return ModeStatus(mode, False, [], step, _tail(out), REMEDY[_remedy_for(out)])
+    if mode != "native" and spirv_val is not None:
+        bad = rejections(exe, spirv_val)
+        if bad:
+            construct, remedy = explain(bad[0][1])
+            return ModeStatus(mode, False, [], "validate",
+                              f"spirv-val {spirv_val.version} rejects {construct}: {bad[0][1]}", remedy)
+        return ModeStatus(mode, True, [], None, f"built {exe.name} for {';'.join(archs)}, "
+                          f"SPIR-V valid (spirv-val {spirv_val.version})")
     return ModeStatus(mode, True, [], None, f"built {exe.name} for {';'.join(archs)}")
 
 
@@ -170,15 +194,21 @@ def diagnose(results: list[ProbeResult], build: bool = True) -> Diagnosis:
           else "no ROCm >= 7 HIP headers")
     check("device_libs", bool(best and best.device_libs), (best.device_libs if best else None) or "missing")
     check("hip_runtime", bool(best and best.hip_runtime), (best.hip_runtime if best else None) or "missing")
-    for tool in ("spirv_val", "cmake", "ninja"):
-        found = shutil.which(tool.replace("_", "-"))
+    prefix = Path(best.provisioned_prefix) if best is not None and best.provisioned_prefix else None
+    val = find_spirv_val(prefix)
+    check("spirv_val", val is not None, val.describe() if val is not None else "missing")
+    for tool in ("cmake", "ninja"):
+        found = shutil.which(tool)
         check(tool, bool(found), found or "missing")
+    rocm_cmake_ok, rocm_cmake_detail = describe(find_rocm_cmake([*([prefix] if prefix else []), *rocm_roots()]))
+    check("rocm_cmake", rocm_cmake_ok, rocm_cmake_detail)
     ok = {c.name: c.ok for c in checks}
     base = ["compiler", "prefix", "bundler", "hip_headers", "hip_runtime"]
     need: dict[Mode, list[str]] = {
         "native": [*base, "device_libs"],
-        "spirv": [*base, "spirv"],
-        "hybrid": [*base, "spirv", "device_libs"],
+        # SPIR-V that nothing validated is not ready: spirv-val is part of these modes.
+        "spirv": [*base, "spirv", "spirv_val"],
+        "hybrid": [*base, "spirv", "device_libs", "spirv_val"],
     }
     modes: list[ModeStatus] = []
     with tempfile.TemporaryDirectory(prefix="rocm-spirv-doctor-") as tmp:
@@ -189,7 +219,7 @@ def diagnose(results: list[ProbeResult], build: bool = True) -> Diagnosis:
                 modes.append(ModeStatus(mode, False, missing, None, f"needs {', '.join(missing)}",
                                         REMEDY[first]))
             elif build:
-                modes.append(build_program(best, mode, Path(tmp)))
+                modes.append(build_program(best, mode, Path(tmp), val))
             else:
                 modes.append(ModeStatus(mode, True, [], None, "not built (--no-build)"))
     return Diagnosis(best, checks, modes)

@@ -24,6 +24,7 @@ from rocm_spirv.inspect.report import InputReport
 from rocm_spirv.inspect.require import check, parse_requirement
 from rocm_spirv.inspect.scan import Sink, inspect_path
 from rocm_spirv.inspect.validate import rejected, spirv_val, validate
+from rocm_spirv.toolchain.spirv_val import REMEDY as SPIRV_VAL_REMEDY
 
 
 def register(sub: Any) -> None:
@@ -81,8 +82,8 @@ def _run(args: argparse.Namespace) -> int:
     tool = spirv_val() if args.validate else None
     if args.validate and tool is None:
         # A gate that cannot run must not pass: exit 2 rather than report every module "not run" and 0.
-        raise UserError("--validate needs spirv-val, which is not on PATH",
-                        "install spirv-tools (apt-get install spirv-tools) or drop --validate")
+        raise UserError("--validate needs spirv-val, which was not found (PyPI, the prefix, PATH)",
+                        f"{SPIRV_VAL_REMEDY}, or drop --validate")
     inputs = load(args.paths, sink, Limits(max_decompressed=args.max_decompressed))
     if sink is not None and tool is not None:
         inputs = [InputReport(i.path, i.format, tuple(validate(list(i.files), sink, tool))) for i in inputs]

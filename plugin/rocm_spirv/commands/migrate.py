@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv import config
+from rocm_spirv.commands import flags
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import describe, locked, write_atomic
 from rocm_spirv.migrate import gate as gating
@@ -21,10 +22,10 @@ from rocm_spirv.migrate.findings import ScanResult
 from rocm_spirv.migrate.gate import Gate
 from rocm_spirv.migrate.oracle.merge import merge
 from rocm_spirv.migrate.oracle.run import Configured, Oracle
-from rocm_spirv.migrate.report import print_table, to_json, write_text
+from rocm_spirv.migrate.report import print_table, to_json, write_statistics, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
-from rocm_spirv.term import console
+from rocm_spirv.term import console, note
 from rocm_spirv.toolchain.choose import resolve
 
 
@@ -34,13 +35,18 @@ def register(sub: Any) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 when findings at or above --fail-on remain")
-    mode.add_argument("--diff", action="store_true", help="print the build edits --apply would make")
+    mode.add_argument("--diff", action="store_true",
+                      help="print the build edits --apply would make; exit 1 when there are any")
     mode.add_argument("--apply", "--fix", action="store_true",
                       help="edit CMake files in place (sources are never edited); --fix is the same, as in ruff")
-    p.add_argument("--format", choices=("text", "table", "json", "sarif"), default="text",
-                   help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
+    fmt = p.add_argument("--output-format", dest="format", choices=("text", "table", "json", "sarif"),
+                         default="text",
+                         help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
+    flags.deprecated(p, "--format", fmt)
+    p.add_argument("--statistics", action="store_true",
+                   help="print one line per rule with its count of findings instead of each finding (text format)")
     p.add_argument("--json", dest="format", action="store_const", const="json",
-                   help="the report as JSON (the same as --format json)")
+                   help="the report as JSON (the same as --output-format json)")
     # Defaults of None: unset on the command line, so [tool.rocm-spirv.migrate] can fill them (config.py).
     p.add_argument("--select", action="append", default=None, metavar="IDS",
                    help="report only these rule ids or prefixes (RSM1, RSM204; comma-separated, repeatable)")
@@ -110,13 +116,13 @@ def _run(args: argparse.Namespace) -> int:
         changes = as_bytes(plan(s), s.bom)
         if args.diff:
             _write_bytes(unified_diff(changes))
-            return 0
+            return 1 if changes else 0  # as ruff --diff: a pending edit fails a CI step
     else:
         # One apply at a time per project: the folder itself is the lock (no lock file left in it).
         with locked(base):
             done = recover(base)
             if done:
-                print(f"rocm-spirv: {done}", file=sys.stderr)
+                note(done)
             s = scan(root.resolve(), tuple(args.exclude))
             changes = as_bytes(plan(s), s.bom)
             if changes:
@@ -137,6 +143,8 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     elif args.format == "sarif":
         print(json.dumps(to_sarif(result), indent=2))
+    elif args.statistics:
+        write_statistics(sys.stdout, result)
     elif args.format == "table":
         print_table(console(), result, mode, changed)
     else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from rocm_spirv.errors import UserError
 from rocm_spirv.generate.ownership import plan_write, state_of, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.offload import MODES, parse_archs
+from rocm_spirv.term import note
 from rocm_spirv.toolchain.choose import choose, probe_all, resolve
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.provision import provision
@@ -77,10 +77,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _provision(args: argparse.Namespace) -> int:
-    def say(message: str) -> None:  # progress goes to stderr: stdout stays the result (and --json)
-        print(f"rocm-spirv: {message}", file=sys.stderr, flush=True)
-
-    result = provision(args.prefix or default_prefix(), args.bundler, args.triton_wheel, args.llvm, say)
+    result = provision(args.prefix or default_prefix(), args.bundler, args.triton_wheel, args.llvm, note)
     if args.json:
         print(jsondoc.dumps("toolchain provision", {"prefix": result.prefix, "changed": result.changed,
                                                     "manifest": asdict(result.manifest)}))

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv import jsondoc
+from rocm_spirv.commands import flags
 from rocm_spirv.errors import UserError
 from rocm_spirv.inspect.base import FormatError
 from rocm_spirv.wheel import metadata, repair
@@ -35,9 +36,10 @@ def register(sub: Any) -> None:
     r.add_argument("-w", "--wheel-dir", type=Path, default=Path("wheelhouse"),
                    help="folder for the repaired wheels (default wheelhouse, as auditwheel)")
     r.add_argument("--plat", help="manylinux tag (default: auditwheel's choice)")
-    r.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+    exclude = r.add_argument("--exclude-library", action="append", default=[], metavar="PATTERN",
                    help="another library not to vendor, beside the HIP runtime "
                         f"({', '.join(repair.HIP_RUNTIME)}); repeatable")
+    flags.deprecated(r, "--exclude", exclude)
     r.add_argument("--vendor-hip-runtime", action="store_true",
                    help="copy the HIP runtime into the wheel too (pins one ROCm release into it; "
                         "rarely what a package on PyPI wants)")
@@ -75,7 +77,7 @@ def _write(args: argparse.Namespace) -> int:
         targets = metadata.parse_targets(args.targets.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise UserError(f"{args.targets}: {err}", "re-run cmake to regenerate the target list") from None
-    compiler = {"path": args.compiler, "id": args.compiler_id, "version": args.compiler_version}
+    compiler = metadata.compiler_json(args.compiler, args.compiler_id, args.compiler_version)
     try:
         record = metadata.build_record(targets, compiler, args.project, args.default_offload)
     except FormatError as err:
@@ -95,7 +97,7 @@ def _repair(args: argparse.Namespace) -> int:
     if clashes:
         raise UserError(f"several wheels named {', '.join(clashes)}: each repaired one would replace the last in "
                         f"{args.wheel_dir}", "repair them one at a time into different -w folders")
-    excludes = repair.exclude_patterns(args.exclude, vendor_hip_runtime=args.vendor_hip_runtime)
+    excludes = repair.exclude_patterns(args.exclude_library, vendor_hip_runtime=args.vendor_hip_runtime)
     done = [repair.repair(w, args.wheel_dir, excludes, args.plat, quiet_stdout=args.json) for w in args.wheels]
     failed = [r for r in done if r.returncode != 0]
     if args.json:

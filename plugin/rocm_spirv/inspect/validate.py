@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from dataclasses import replace
 
 from rocm_spirv.inspect.report import SPIRV, Entry, FileReport, Validation
 from rocm_spirv.inspect.require import Failure
+from rocm_spirv.toolchain.paths import default_prefix
+from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
 
 def spirv_val() -> str | None:
-    return shutil.which("spirv-val")
+    """The newest spirv-val found (toolchain/spirv_val.py), the provisioned prefix's included."""
+    found = find_spirv_val(default_prefix())
+    return found.path if found is not None else None
 
 
 def validate_payload(tool: str, payload: bytes, timeout: float = 60.0) -> Validation:

@@ -21,7 +21,7 @@ class Candidate:
     argv: tuple[str, ...]  # what to run: usually (path,), for raw ziglang a longer prefix
 
 
-def _rocm_roots() -> list[Path]:
+def rocm_roots() -> list[Path]:
     roots: list[str] = []
     for var in ("ROCM_PATH", "HIP_PATH"):
         if os.environ.get(var):
@@ -72,7 +72,7 @@ def candidates(explicit: str | None = None, prefix: Path | None = None) -> list[
         if path.is_file() and os.access(path, os.X_OK) and all(c.path != path for c in found):
             found.append(Candidate(path, source, (str(path),)))
 
-    for root in _rocm_roots():
+    for root in rocm_roots():
         add(root / "llvm" / "bin" / "clang++", "rocm")
         add(root / "bin" / "amdclang++", "rocm")
     add((prefix or default_prefix()) / "bin" / "clang++", "provisioned")

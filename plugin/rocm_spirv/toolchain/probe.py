@@ -20,8 +20,9 @@ from rocm_spirv.toolchain.headers import version_from_header
 from rocm_spirv.toolchain.llvm import parse_supported_cpus, parse_version
 from rocm_spirv.toolchain.paths import cache_dir
 from rocm_spirv.toolchain.provision import read_manifest
+from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
-PROBE_SCHEMA = 4
+PROBE_SCHEMA = 5
 SPIRV_MAGIC = b"\x03\x02\x23\x07"
 
 # Device code needing no headers or device libraries: what every target must accept.
@@ -62,6 +63,7 @@ class ProbeResult:
     hip_runtime: str | None = None
     bundler: str | None = None
     spirv_val: str | None = None
+    spirv_val_version: str | None = None
     provisioned_prefix: str | None = None
     llvm: str | None = None  # for a provisioned prefix: which LLVM it wraps, and why that one
     errors: list[str] = field(default_factory=list)
@@ -183,7 +185,9 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
     tools = [Path(p) for p in glob.glob("/usr/lib/llvm-*/bin")]
     res.bundler = _find_tool("clang-offload-bundler", cand.path, tools)
     res.llvm_spirv = _find_tool("llvm-spirv", cand.path, [])
-    res.spirv_val = shutil.which("spirv-val")
+    val = find_spirv_val(prefix)
+    if val is not None:
+        res.spirv_val, res.spirv_val_version = val.path, val.version
     res.hip_headers = find_hip_headers(cand.path, prefix)
     res.device_libs = find_device_libs(cand.path)
     majors = [str(versions.major(h.version)) for h in res.hip_headers if versions.major(h.version) is not None]

@@ -4,6 +4,7 @@ Layout (shaped like a ROCm install, so clang's --rocm-path and CMake's HIP
 language accept it):
   bin/clang, bin/clang++        wrappers around the chosen LLVM (llvm.py, wrappers.py)
   bin/<tools>                   that LLVM's ld.lld, llvm-link, bundler, ... (ziglang: stand-ins)
+  bin/spirv-val                 the newest spirv-val found (spirv_val.py)
   amdgcn/bitcode/               ROCm 7 device libraries (devicelibs.py)
   include/hip/                  ROCm 7 HIP headers, guards for absent ones (headers.py)
   lib/libamdhip64.so*           link-only HIP runtime for the ROCm 7 ABI (runtime_stub.py)
@@ -20,6 +21,7 @@ import glob
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -30,6 +32,7 @@ from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import locked, sha256_file, umask, write_atomic
 from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, runtime_stub, triton, wrappers
 from rocm_spirv.toolchain.llvm import Llvm, find_llvm, gfx_targets
+from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
 MANIFEST = "manifest.json"
 MANIFEST_SCHEMA = 3
@@ -117,6 +120,12 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
     if llvm.kind == "ziglang":
         external += _ziglang_resource_dir(root, llvm)
     wrappers.write(root, final, llvm, bundler)
+    # The wrappers run their build-time SPIR-V check with this Python.
+    external.append(sys.executable)
+    val = find_spirv_val(None)
+    if val is not None:
+        (root / "bin" / "spirv-val").symlink_to(val.path)
+        external.append(val.path)
     hip_version, guarded = headers.install(root, wheel)
     targets = gfx_targets(llvm.driver())
     if not targets:
