@@ -21,6 +21,7 @@ MEANINGS: dict[str, str] = {
     "--output": "a file to write",
     "--output-dir": "a folder to write into",
     "--compiler": "the clang++ to use or examine",
+    "--jobs": "how many builds or compiles run at a time (at least 1)",
     "--prefix": "a provisioned toolchain prefix",
     "--force": "replace files rocm-spirv did not write or that were edited since",
     "--native-archs": "native GPU targets beside SPIR-V (comma-separated)",
