@@ -122,7 +122,7 @@ def test_json_schema_fields(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -
     assert set(report) == {"schema", "root", "mode", "summary", "changed_files", "findings", "errors", "gate"}
     f = report["findings"][0]  # type: ignore[index]
     assert set(f) == {"rule", "name", "severity", "path", "line", "column", "message", "fix", "redirect",
-                      "handled", "snippet", "suppressed", "fingerprint"}
+                      "handled", "snippet", "suppressed", "fingerprint", "source"}
     assert set(report["gate"]) == {"fail_on", "failing", "baselined", "suppressed", "toolchain_handled"}  # type: ignore[arg-type]
 
 

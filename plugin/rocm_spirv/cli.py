@@ -112,7 +112,19 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     # Under a completion request (the shell sets _ARGCOMPLETE) this answers and exits; else it returns.
     argcomplete.autocomplete(parser)
-    args, extra = parser.parse_known_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # `--` ends the options: what follows goes to a command that passes arguments on (migrate --configure
+    # hands them to cmake), and is an error for any other.
+    tail: list[str] = []
+    if "--" in words:
+        cut = words.index("--")
+        words, tail = words[:cut], words[cut + 1:]
+    args, extra = parser.parse_known_args(words)
+    if tail:
+        if hasattr(args, "passthrough"):
+            args.passthrough = tail
+        else:
+            extra = [*extra, "--", *tail]
     if extra:
         leaf: argparse.ArgumentParser = getattr(args, "_leaf", parser)
         leaf.error(f"unrecognized arguments: {' '.join(extra)}")

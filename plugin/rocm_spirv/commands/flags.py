@@ -21,6 +21,7 @@ MEANINGS: dict[str, str] = {
     "--output": "a file to write",
     "--output-dir": "a folder to write into",
     "--compiler": "the clang++ to use or examine",
+    "--jobs": "how many builds or compiles run at a time (at least 1)",
     "--prefix": "a provisioned toolchain prefix",
     "--launcher": "a compiler launcher for every compile (ccache, sccache or a path; default $ROCM_SPIRV_LAUNCHER)",
     "--force": "replace files rocm-spirv did not write or that were edited since",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -17,11 +18,15 @@ from rocm_spirv.fsutil import describe, locked, read_regular, write_atomic
 from rocm_spirv.migrate import gate as gating
 from rocm_spirv.migrate.apply import as_bytes, by_real_path, commit_order, plan, unified_diff
 from rocm_spirv.migrate.commit import apply_all, pending, recover
+from rocm_spirv.migrate.findings import ScanResult
 from rocm_spirv.migrate.gate import Gate
+from rocm_spirv.migrate.oracle.merge import merge
+from rocm_spirv.migrate.oracle.run import Configured, Oracle
 from rocm_spirv.migrate.report import print_table, to_json, write_statistics, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
 from rocm_spirv.term import console, note
+from rocm_spirv.toolchain.choose import resolve
 
 MAX_BASELINE = 64 << 20  # fingerprints of a million findings
 
@@ -57,7 +62,15 @@ def register(sub: Any) -> None:
                    help="record today's findings in FILE (stable fingerprints, no line numbers)")
     p.add_argument("--exclude", action="append", default=None, metavar="GLOB",
                    help="skip paths matching GLOB (repeatable; matches a name, a path or a path suffix)")
-    p.set_defaults(func=_run)
+    p.add_argument("--configure", action="store_true",
+                   help="also configure the project twice in scratch build trees (native and SPIR-V toolchain "
+                        "files) and preprocess and compile each HIP TU per target: the real CMake and clang "
+                        "as the oracle (cmake arguments after --)")
+    p.add_argument("--compiler", default="auto", help="clang++ for --configure (default auto: what doctor picks)")
+    p.add_argument("--jobs", type=int, default=2, help="translation units --configure runs at a time (default 2)")
+    # After `--`: arguments for both configures of --configure (-DOPTION=ON; -G Ninja is set). cli.main puts
+    # them here.
+    p.set_defaults(func=_run, passthrough=[])
 
 
 def _write_bytes(data: bytes) -> None:
@@ -86,6 +99,17 @@ def _run(args: argparse.Namespace) -> int:
     gate = Gate(gating.check_rule_ids(args.select, "--select"), gating.check_rule_ids(args.ignore, "--ignore"),
                 args.fail_on, _baseline(args.baseline))
     mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"
+    if args.passthrough and not args.configure:
+        raise UserError(f"arguments after -- ({shlex.join(args.passthrough)}) are for cmake, and only --configure "
+                        "runs it",
+                        "cmake arguments go after --configure --, e.g. migrate . --configure -- -DUSE_HIP=ON")
+    if args.configure and not root.is_dir():
+        raise UserError(f"--configure needs a project folder, not the file {root}",
+                        "pass the folder holding the top-level CMakeLists.txt")
+    if args.configure and not (root / "CMakeLists.txt").is_file():
+        raise UserError(f"--configure: {root} has no CMakeLists.txt", "pass the folder of the top-level CMakeLists.txt")
+    if args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} is not a positive number", "pass --jobs 1 or more")
     if not args.apply:
         if (journal := pending(base)) is not None:
             raise UserError(f"an earlier migrate --apply in {base} did not finish ({journal})",
@@ -107,6 +131,7 @@ def _run(args: argparse.Namespace) -> int:
                 apply_all(base, changes, s.stamps, commit_order(changes))
                 s = scan(root.resolve(), tuple(args.exclude))  # report what is left after the edits
     result = s.result
+    outcome = _oracle(args, base, result) if args.configure else None
     gating.filter_selected(result, gate)
     verdict = gating.judge(result, gate)
     changed = sorted(changes)
@@ -114,7 +139,10 @@ def _run(args: argparse.Namespace) -> int:
         write_atomic(args.write_baseline, json.dumps(gating.baseline_json(
             [f for f in result.findings if not f.handled and not f.suppressed]), indent=2) + "\n")
     if args.format == "json":
-        print(json.dumps(to_json(result, mode, changed, verdict, gate), indent=2))
+        report = to_json(result, mode, changed, verdict, gate)
+        if outcome is not None:
+            report["configure"] = outcome.to_json()
+        print(json.dumps(report, indent=2))
     elif args.format == "sarif":
         print(json.dumps(to_sarif(result), indent=2))
     elif args.statistics:
@@ -123,9 +151,26 @@ def _run(args: argparse.Namespace) -> int:
         print_table(console(), result, mode, changed)
     else:
         write_text(sys.stdout, result, mode, changed, verdict, gate, _width())
+        if outcome is not None:
+            print(outcome.line())
     if args.check:  # a file it could not read is a file it could not check
         return 1 if verdict.failing or result.errors else 0
     return 0
+
+
+def _oracle(args: argparse.Namespace, base: Path, result: ScanResult) -> Configured:
+    """Run the oracle and merge its findings into result. A configure that fails leaves the static
+    findings and one line naming the failure."""
+    compiler = resolve(args.compiler, "spirv")
+    oracle = Oracle(base, args.passthrough, compiler, args.jobs,
+                    say=lambda m: print(f"rocm-spirv: {m}", file=sys.stderr))
+    outcome = oracle.run()
+    if outcome.failure:
+        if args.format != "text":  # the text report's last line says it; JSON and SARIF keep stdout data
+            print(f"rocm-spirv: warning: {outcome.failure}; static findings only", file=sys.stderr)
+        return Configured(outcome, 0, 0)
+    both, only = merge(result, outcome.findings, lambda rel: oracle.text(str(base / rel)))
+    return Configured(outcome, both, only)
 
 
 def _baseline(path: Path | None) -> frozenset[str] | None:

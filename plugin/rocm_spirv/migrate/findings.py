@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Literal
+
+# the static scan, the oracle (the real CMake and clang), or both for one construct
+Source = Literal["static", "configure", "both"]
 
 
 class Severity(Enum):
@@ -57,6 +61,7 @@ class Finding:
     # expression each; the scan re-evaluates them once every file's arch-derived macros are known.
     conditions: tuple[str, ...] = ()
     suppressed: bool = False  # a `rocm-spirv: ignore[…]` comment on its line or the line above
+    source: Source = "static"
 
     @property
     def severity(self) -> Severity:
@@ -76,6 +81,7 @@ class Finding:
             "handled": self.handled,
             "snippet": self.snippet,
             "suppressed": self.suppressed,
+            "source": self.source,
         }
 
 

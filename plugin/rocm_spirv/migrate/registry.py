@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from rocm_spirv.migrate import cmake_checks, make_rules, presets, source_rules
 from rocm_spirv.migrate.findings import Rule
+from rocm_spirv.migrate.oracle import rules as oracle_rules
 
 
 def collect(*groups: Iterable[Rule]) -> dict[str, Rule]:
@@ -19,7 +20,7 @@ def collect(*groups: Iterable[Rule]) -> dict[str, Rule]:
     return dict(sorted(out.items()))
 
 
-RULES = collect(cmake_checks.RULES, presets.RULES, source_rules.RULES, make_rules.RULES)
+RULES = collect(cmake_checks.RULES, presets.RULES, source_rules.RULES, make_rules.RULES, oracle_rules.RULES)
 UNREACHABLE = frozenset(r.id for r in RULES.values() if r.unreachable)
 
 

@@ -40,7 +40,7 @@ def to_sarif(result: ScanResult, include_handled: bool = False) -> dict[str, Any
                 "region": {"startLine": f.line, "startColumn": max(1, f.column)},
             }}],
             "partialFingerprints": {FINGERPRINT_KEY: fp},
-            "properties": {"redirect": f.redirect.value},
+            "properties": {"redirect": f.redirect.value, "source": f.source},
         }
         if f.suppressed:
             entry["suppressions"] = [{"kind": "inSource", "justification": "rocm-spirv: ignore comment"}]
