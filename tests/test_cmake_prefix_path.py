@@ -73,3 +73,33 @@ def test_site_packages_as_cmake_prefix_path(venv: Path, cmake_exe: str, tmp_path
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"RocmSpirv_DIR={site}/RocmSpirv/cmake" in proc.stdout
     assert f"RocmSpirv_CMAKE_DIR={(site / 'rocm_spirv' / 'cmake').resolve()}" in proc.stdout
+
+
+VERIFY_PROJECT = """cmake_minimum_required(VERSION 3.21)
+project(verify LANGUAGES C)
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+find_package(RocmSpirv REQUIRED)
+add_library(k SHARED k.c)
+rocm_spirv_verify(k EXPECT spirv-only)
+"""
+
+
+@pytest.mark.parametrize("route", ["CMAKE_PREFIX_PATH", "activated venv", "RocmSpirv_DIR"])
+def test_rocm_spirv_verify_configures_through_every_discovery_route(venv: Path, cmake_exe: str, tmp_path: Path,
+                                                                     route: str) -> None:
+    """docs/cmake.md's find_package + rocm_spirv_verify(): the project's own find_package(Python3) is the
+    Python the check runs with (FindPython3 caches only _Python3_EXECUTABLE), whichever way the package
+    was found."""
+    (tmp_path / "CMakeLists.txt").write_text(VERIFY_PROJECT)
+    (tmp_path / "k.c").write_text("int k(void) { return 0; }\n")
+    env, args = clean_env(), []
+    if route == "CMAKE_PREFIX_PATH":
+        args = [f"-DCMAKE_PREFIX_PATH={venv}"]
+    elif route == "activated venv":
+        env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    else:
+        args = [f"-DRocmSpirv_DIR={venv}/share/cmake/RocmSpirv"]
+    proc = subprocess.run([cmake_exe, "-S", str(tmp_path), "-B", str(tmp_path / "b"), *args], capture_output=True,
+                          text=True, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no Python found" not in proc.stdout + proc.stderr
