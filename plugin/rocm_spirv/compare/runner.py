@@ -16,7 +16,9 @@ from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.errors import RocmSpirvError
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.generate.toolchain_file import ToolchainFile, ToolchainRequest, canonical_command, render
+from rocm_spirv.toolchain.buildcheck import explain, rejections
 from rocm_spirv.toolchain.probe import ProbeResult
+from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
 
 class BuildFailed(RocmSpirvError):
@@ -106,6 +108,25 @@ def _timed(cmd: list[str], step: str, **env: str) -> float:
     return elapsed
 
 
+def validate_spirv(paths: list[Path]) -> None:
+    """Every SPIR-V module the build wrote passes the newest spirv-val, or the variant fails at a
+    `validate` step naming the module, the construct and the remedy: invalid device code is not a
+    result to compare. Without any spirv-val nothing is checked (doctor reports the missing tool)."""
+    if not paths:
+        return
+    tool = find_spirv_val(None)
+    if tool is None:
+        return
+    lines = []
+    for path in paths:
+        for entry, message in rejections(path, tool):
+            construct, remedy = explain(message)
+            lines.append(f"{path.name}: {entry}: spirv-val {tool.version} rejects {construct} ({message}); "
+                         f"remedy: {remedy}")
+    if lines:
+        raise BuildFailed("validate", "\n".join(lines))
+
+
 def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
     """One repeat: always a fresh build directory, removed afterwards."""
     if build.exists():
@@ -120,6 +141,8 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
         bld = _timed(build_command(setup, build), "build")
         cpu = _children_cpu() - cpu0
         artifacts = find_artifacts(build)
+        if variant.mode != "native":
+            validate_spirv([Path(a.path) for a in artifacts])
         for a in artifacts:
             a.path = str(Path(a.path).relative_to(build))
         return Run(conf, bld, cpu, artifacts)
@@ -136,4 +159,6 @@ def _wheel_once(setup: Setup, variant: Variant, build: Path, tc_path: Path, cpu0
     wheels = sorted((build / "dist").glob("*.whl"))
     if len(wheels) != 1:
         raise BuildFailed("pip wheel", f"expected one wheel in {build / 'dist'}, found {len(wheels)}")
+    if variant.mode != "native":
+        validate_spirv(wheels)
     return Run(0.0, elapsed, cpu, [wheel_artifact(wheels[0])])
