@@ -12,7 +12,8 @@ from rich.console import Console
 from rocm_spirv.compare.breakeven import break_even, crossing
 from rocm_spirv.compare.model import Artifact, Comparison, Run, Variant, VariantResult
 from rocm_spirv.compare.plan import variants
-from rocm_spirv.compare.report import print_human, to_json, write_report
+from rocm_spirv.compare.report import to_json, write_report
+from rocm_spirv.compare.view import print_human
 
 
 @pytest.mark.parametrize(("points", "spirv", "expected"), [
@@ -30,7 +31,8 @@ def test_crossing(points: list[tuple[int, float]], spirv: float, expected: float
 
 def _result(name: str, mode: str, archs: tuple[str, ...], build_s: float, fatbin: int, compress: bool = False,
             ok: bool = True) -> VariantResult:
-    runs = [Run(1.0, build_s * f, build_s, [Artifact("lib.so", fatbin + 1000, fatbin)]) for f in (0.98, 1.0, 1.02)]
+    runs = [Run(1.0, build_s * f, build_s, [Artifact("lib.so", fatbin + 1000, fatbin)], build_cpu_s=build_s * f / 2)
+            for f in (0.98, 1.0, 1.02)]
     return VariantResult(Variant(name, mode, archs, compress), runs if ok else [], None if ok else "failed")
 
 
@@ -106,4 +108,25 @@ def test_plain_view_for_logs_fits_80_columns_and_keeps_ids_whole() -> None:
     assert any(ln.startswith("  build time: not measured") for ln in lines)
     assert "SPIR-V costs less than a per-arch build of:" in lines
     # three repeats: a median and its range; one build would print no range
-    assert "  configure 1.00 s, build 6.00 (5.88-6.12) s, CPU 6.00 s" in lines
+    at = lines.index("native-1: gfx908")
+    assert lines[at + 1:at + 4] == ["  .hip_fatbin 97.7 KiB, files 98.6 KiB",
+                                    "  configure 1.00 s, build 6.00 (5.88-6.12) s, build CPU 3.00 (2.94-3.06) s,",
+                                    "    CPU 6.00 s"]  # a figure is never split across lines
+
+
+@pytest.mark.parametrize("width", [80, 120, 250])
+def test_terminal_table_never_cuts_a_value(width: int) -> None:
+    """On a terminal of any width every figure and target id appears whole: the table when it fits
+    on one line per row, the figures stacked otherwise (COLUMNS=80)."""
+    c = comparison()
+    buf = io.StringIO()
+    print_human(c, Console(file=buf, width=width, force_terminal=True, color_system=None, emoji=False))
+    out = buf.getvalue()
+    assert "…" not in out
+    for figure in ("20.00 (19.60-20.40)", "781.2 KiB", "156.2 KiB", "10.00 (9.80-10.20)"):
+        assert figure in out, (width, figure)
+    for arch in ARCHS:
+        assert re.search(rf"(?<![\w]){arch}(?![\w])", out), arch
+    assert ("┃" in out) == (width >= 250)
+    assert all(len(ln) <= width for ln in out.splitlines())
+    assert "Next:" in out and "--report DIR writes" in out

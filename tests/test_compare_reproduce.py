@@ -7,6 +7,7 @@ change between them is exact.
 from __future__ import annotations
 
 import io
+import itertools
 import random
 import statistics
 from pathlib import Path
@@ -15,7 +16,8 @@ import pytest
 from rich.console import Console
 from rocm_spirv.compare import reproduce
 from rocm_spirv.compare.model import Artifact, Comparison, Run, Spread, Variant, VariantResult
-from rocm_spirv.compare.report import print_human, ratio_stats, to_json
+from rocm_spirv.compare.report import to_json
+from rocm_spirv.compare.view import print_human, ratio_stats
 
 NATIVE = Variant("native", "native", ("gfx90a", "gfx942"))
 SPIRV = Variant("spirv", "spirv", ("gfx90a", "gfx942"))
@@ -25,7 +27,8 @@ NATIVE1 = Variant("native-1", "native", ("gfx942",))
 def comparison(speed: float, noise: list[float]) -> Comparison:
     """Three variants, one repeat per noise factor; every build scaled by the machine's speed."""
     def runs(base: float, fatbin: int) -> list[Run]:
-        return [Run(1.0, base * speed * f, base * speed * f * 2, [Artifact("lib.so", fatbin + 4096, fatbin)])
+        return [Run(1.0, base * speed * f, base * speed * f * 2, [Artifact("lib.so", fatbin + 4096, fatbin)],
+                    build_cpu_s=base * speed * f * 1.9)
                 for f in noise]
 
     results = [VariantResult(NATIVE, runs(10.0, 40960)), VariantResult(SPIRV, runs(1.0, 8192)),
@@ -33,47 +36,76 @@ def comparison(speed: float, noise: list[float]) -> Comparison:
     return Comparison("p", {}, {}, results)
 
 
+def verdict(first: Comparison, later: Comparison) -> reproduce.Reproduction:
+    return reproduce.judge(Path("first/report.json"), reproduce.checks(to_json(first), later))
+
+
 def against(first: Comparison, later: Comparison) -> dict[str, object]:
-    return reproduce.to_json(Path("first/report.json"), reproduce.checks(to_json(first), later))
+    return verdict(first, later).to_json()
 
 
 def test_ratios_taken_repeat_by_repeat_cancel_the_machines_phase() -> None:
     # Round 2 is slow for every variant alike: each round's ratio is still exactly 10.
     stats = ratio_stats(comparison(1.0, [1.0, 1.3, 1.05]))["build_wall_ratio_native_over_spirv"]
-    assert stats["median"] == stats["low"] == stats["high"] == pytest.approx(10.0) and stats["n"] == 3
+    assert stats.median == stats.low == stats.high == pytest.approx(10.0) and stats.n == 3
 
 
-def test_a_machine_five_percent_faster_fails_timings_not_ratios_or_sizes() -> None:
+def test_a_machine_five_percent_faster_moves_timings_but_reproduces_on_cpu_ratios_and_sizes() -> None:
     rep = against(comparison(1.0, [1.0, 1.01, 0.99]), comparison(0.95, [1.0, 1.01, 0.99]))
     checks = rep["checks"]
     assert isinstance(checks, list)
     absolute = [c for c in checks if c["kind"] == "timing" and not c["ratio"]]
     ratios = [c for c in checks if c["ratio"]]
-    assert len(absolute) == 6 and not any(c["within"] for c in absolute)  # build_s, cpu_s of 3 variants
+    # build_s, build_cpu_s, cpu_s of 3 variants: all outside, reported, not judged
+    assert len(absolute) == 9 and not any(c["within"] or c["judged"] for c in absolute)
     assert ratios and all(c["within"] for c in ratios)
+    judged = [c["metric"] for c in ratios if c["kind"] == "timing" and c["judged"]]
+    assert sorted(judged) == ["build_cpu_ratio_native_over_spirv", "build_cpu_ratio_spirv_over_native1"]
     assert rep["sizes_within"] is True
-    assert rep["timing_misses"] == 6 and rep["timing_misses_allowed"] == 2 and rep["timings_within"] is False
-    assert rep["reproduced"] is False
+    assert rep["timing_checks"] == 2 and rep["timing_misses"] == 0 and rep["timings_within"] is True
+    assert rep["reproduced"] is True and rep["timings_not_judged"] is None
     assert rep["timing_drift"] == pytest.approx(-0.05)
+
+
+def test_a_single_repeat_side_judges_sizes_only_and_says_why() -> None:
+    """41.14 s then 40.63 s: one build each, no interval; not a miss."""
+    first, later = comparison(1.0, [1.0]), comparison(1.0, [0.9876])
+    rep = verdict(first, later)
+    assert rep.single_repeat and rep.timings == [] and rep.timings_within is None
+    assert rep.reproduced and rep.timings_not_judged is not None and "single repeat" in rep.timings_not_judged
+    grown = comparison(1.0, [1.0])
+    grown.results[1].runs[0].artifacts[0].fatbin_bytes += 1  # one byte
+    assert not verdict(first, grown).reproduced
+    later.reproduction = rep
+    buf = io.StringIO()
+    print_human(later, Console(file=buf, width=80, force_terminal=False, emoji=False))
+    out = buf.getvalue()
+    assert "against first/report.json: reproduced (sizes identical" in out
+    assert "Timings not judged: one side has a single repeat" in out
+    assert "(reported, not judged)" in out
 
 
 def test_a_ratio_that_really_changed_is_caught() -> None:
     later = comparison(1.0, [1.0, 1.01, 0.99])
-    later.results[1].runs = [Run(1.0, r.build_s * 1.5, r.cpu_s, r.artifacts) for r in later.results[1].runs]
+    later.results[1].runs = [Run(1.0, r.build_s * 1.5, r.cpu_s, r.artifacts, build_cpu_s=r.build_cpu_s * 1.5)
+                             for r in later.results[1].runs]
     rep = against(comparison(1.0, [1.0, 1.01, 0.99]), later)
     checks = rep["checks"]
     assert isinstance(checks, list)
     bad = {c["metric"] for c in checks if c["ratio"] and not c["within"]}
-    assert bad == {"build_wall_ratio_native_over_spirv", "build_wall_ratio_spirv_over_native1"}
+    assert bad == {"build_wall_ratio_native_over_spirv", "build_wall_ratio_spirv_over_native1",
+                   "build_cpu_ratio_native_over_spirv", "build_cpu_ratio_spirv_over_native1"}
+    assert rep["timing_misses"] == 2 and rep["reproduced"] is False
 
 
 def test_one_chance_miss_among_many_still_reproduces_and_a_size_change_never_does() -> None:
     first = comparison(1.0, [1.0, 1.02, 0.98, 1.01, 0.99])
     later = comparison(1.0, [1.0, 1.02, 0.98, 1.01, 0.99])
-    later.results[2].runs = [Run(1.0, r.build_s * 1.2, r.cpu_s, r.artifacts) for r in later.results[2].runs]
+    later.results[2].runs = [Run(1.0, r.build_s, r.cpu_s, r.artifacts, build_cpu_s=r.build_cpu_s * 1.2)
+                             for r in later.results[2].runs]
     rep = against(first, later)
-    # native-1's build_s, and the SPIR-V / native-1 ratio: 2 of 8 timing checks, as chance allows.
-    assert rep["timing_misses"] == 2 and rep["timing_misses_allowed"] == 2
+    # the CPU SPIR-V / native-1 ratio: 1 of 2 judged timing checks, as chance allows.
+    assert rep["timing_misses"] == 1 and rep["timing_misses_allowed"] == 1
     assert rep["reproduced"] is True and rep["all_within"] is False
     grown = comparison(1.0, [1.0, 1.02, 0.98, 1.01, 0.99])
     grown.results[1].runs = [Run(1.0, r.build_s, r.cpu_s, [Artifact("lib.so", 12289, 8193)])
@@ -118,11 +150,12 @@ def test_reports_without_ratio_stats_or_intervals_still_load() -> None:
 
 def test_against_in_a_pipe_is_lines_naming_each_check() -> None:
     later = comparison(0.95, [1.0, 1.01, 0.99])
-    later.reproduction = against(comparison(1.0, [1.0, 1.01, 0.99]), later)
+    later.reproduction = verdict(comparison(1.0, [1.0, 1.01, 0.99]), later)
     buf = io.StringIO()
     print_human(later, Console(file=buf, width=80, force_terminal=False, emoji=False))
     lines = buf.getvalue().splitlines()
-    (start,) = [i for i, ln in enumerate(lines) if ln.startswith("against first/report.json: not reproduced (6/")]
-    checks = lines[start + 1:]
-    assert checks and all(ln.endswith((": ok", ": outside")) for ln in checks), checks
+    head = "against first/report.json: reproduced (sizes identical; 0/2"
+    (start,) = [i for i, ln in enumerate(lines) if ln.startswith(head)]
+    checks = list(itertools.takewhile(lambda ln: ln.startswith("  "), lines[start + 1:]))
+    assert checks and all(ln.endswith((": ok", ": outside", "(reported, not judged)")) for ln in checks), checks
     assert "  native build_s: " in "\n".join(checks) and "│" not in buf.getvalue()

@@ -327,15 +327,15 @@ def test_newline_in_a_path_is_refused(tmp_path: Path, toolchain: Path) -> None:
 
 def test_bazel_generate_keeps_a_users_toolchain_config(tmp_path: Path, cxx: str) -> None:
     repo = tmp_path / "repo"
-    assert cli("bazel", "generate", "--output", str(repo), "--compiler", cxx).returncode == 0
+    assert cli("bazel", "generate", "--output-dir", str(repo), "--compiler", cxx).returncode == 0
     cfg = repo / "toolchain_config.bzl"
     cfg.write_text('CLANG = "/opt/mine/clang++"\n')  # replaced by the user's own
     other = repo / "BUILD.bazel"
     before = other.read_bytes()
-    one_line_error(cli("bazel", "generate", "--output", str(repo), "--compiler", cxx),
+    one_line_error(cli("bazel", "generate", "--output-dir", str(repo), "--compiler", cxx),
                    "toolchain_config.bzl", "not written by rocm-spirv", "--force")
     assert cfg.read_text() == 'CLANG = "/opt/mine/clang++"\n' and other.read_bytes() == before
-    assert cli("bazel", "generate", "--output", str(repo), "--compiler", cxx, "--force").returncode == 0
+    assert cli("bazel", "generate", "--output-dir", str(repo), "--compiler", cxx, "--force").returncode == 0
     assert "rocm-spirv-generated" in cfg.read_text()
 
 
@@ -380,7 +380,7 @@ def test_diff_is_exactly_what_apply_writes_and_applies_with_patch_and_git(tmp_pa
     (root / "d2" / "CMakeLists.txt").chmod(0o664)
     original = tree(root)
     diff = migrate(str(root), "--diff")
-    assert diff.returncode == 0 and diff.stderr == b""
+    assert diff.returncode == 1 and diff.stderr == b""  # 1: edits pending
     assert b"caf\xe9" in diff.stdout and b"d1/CMakeLists.txt" in diff.stdout  # the BOM file is edited
     assert migrate(str(root), "--apply").returncode == 0
     applied = tree(root)
@@ -526,7 +526,7 @@ def test_apply_changes_exactly_the_bytes_diff_shows(tmp_path_factory: pytest.Tem
            + b"set(GPU_TARGETS gfx90a)" + eol + b"#" + after + eol + b"#[[" + tail.replace(b"]]", b"") + b"]]")
     (root / "CMakeLists.txt").write_bytes(src)
     diff = migrate(str(root), "--diff")
-    assert diff.returncode == 0 and diff.stdout, diff.stderr
+    assert diff.returncode == 1 and diff.stdout, diff.stderr
     assert migrate(str(root), "--apply").returncode == 0
     applied = (root / "CMakeLists.txt").read_bytes()
     copy = root / "copy"

@@ -32,8 +32,8 @@ from inspect_artifacts import build_all, find_compiler
 from rich.console import Console
 from rocm_spirv.cli import main
 from rocm_spirv.compare.model import Comparison, Variant, VariantResult
-from rocm_spirv.compare.report import print_human as print_compare
 from rocm_spirv.compare.sizes import find_artifacts
+from rocm_spirv.compare.view import print_human as print_compare
 from rocm_spirv.errors import UserError
 from rocm_spirv.inspect import bundle
 from rocm_spirv.inspect.base import MAX_RATIO, FormatError

@@ -33,7 +33,7 @@ def test_every_path_whole_at_80_columns(command: list[str], toolchain: Path) -> 
     assert not cut, cut
     # ... and the compilers the command reports on are among them.
     doc = json.loads(as_json.stdout)
-    reported = [c["path"] for c in doc] if isinstance(doc, list) else [doc["compiler"]["path"]]
+    reported = [c["path"] for c in doc["compilers"]] if "compilers" in doc else [doc["compiler"]["path"]]
     assert all(p in shown for p in reported), (reported, shown)
 
 

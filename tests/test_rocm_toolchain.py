@@ -194,7 +194,7 @@ def test_provision_refuses_an_llvm_that_is_not_one(tmp_path: Path) -> None:
 
 def test_toolchain_list_says_which_compiler_is_chosen_and_why(toolchain: Path) -> None:
     out = cli("toolchain", "list", "--json", env={"ROCM_SPIRV_PREFIX": str(toolchain)})
-    rows = json.loads(out.stdout)
+    rows = json.loads(out.stdout)["compilers"]
     chosen = [r for r in rows if r["chosen"]]
     assert len(chosen) == 1 and chosen[0]["path"] == str(toolchain / "bin" / "clang++")
     assert "full LLVM 22" in chosen[0]["llvm"]

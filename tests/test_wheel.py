@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from bundles import device_entries, fatbin_sections, split_bundles
 from conftest import REPO, SAMPLES
+from jsoncheck import conforms
 from rocm_spirv.cli import main
 from wheelhouse import build_wheel, dist_info_file, make_venv, offline_env, shared_objects
 
@@ -56,6 +58,12 @@ def test_spirv_wheel_records_what_it_carries(spirv_wheel: Path) -> None:
     record = json.loads(dist_info_file(spirv_wheel, "rocm_spirv.json"))
     assert record["schema"] == 1 and record["offload"] == "spirv"
     assert record["compiler"]["id"] == "Clang" and record["compiler"]["version"].startswith("22.")
+    # A published wheel names the compiler by name, version and the hash of the clang behind the
+    # prefix's wrapper, never by the build machine's paths (a home folder, a user name).
+    assert record["compiler"]["name"] == "clang++" and "path" not in record["compiler"]
+    assert re.fullmatch(r"[0-9a-f]{64}", record["compiler"]["sha256"])
+    text = dist_info_file(spirv_wheel, "rocm_spirv.json")
+    assert str(Path.home()) not in text and "/tmp/" not in text
     (so,) = record["shared_objects"]
     assert so["path"].startswith("spirv_demo/_core.") and so["path"].endswith(".so")
     assert so["targets"] == ["amdgcnspirv"] and so["spirv_only"] and so["managed"]
@@ -195,7 +203,7 @@ def test_compare_wheel_reports_wheel_and_installed_sizes(wheelhouse: Path, toolc
          "--archs", "gfx942,gfx1100", "--repeat", "1", "--compress", "--report", str(tmp_path / "r"), "--json"],
         capture_output=True, text=True, env=offline_env(wheelhouse, COLUMNS="160"), check=False, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    data = json.loads(proc.stdout)
+    data = conforms(json.loads(proc.stdout))
     assert data["kind"] == "wheel" and data["project"] == str(PROJECT)
     by_name = {r["variant"]["name"]: r for r in data["results"]}
     assert set(by_name) == {"native", "spirv", "native-1", "native+compress", "spirv+compress"}
@@ -245,7 +253,7 @@ def test_repair_exclude_adds_to_the_runtime_excludes_for_several_wheels(
     repaired = sorted(out.glob("*.whl"))
     assert len(repaired) == 2, repaired
     # --json: stdout is the JSON alone (auditwheel's chatter went to stderr).
-    data = json.loads(proc.stdout)
+    data = conforms(json.loads(proc.stdout))
     assert data["excluded"][-1] == "libfoo.so*" and "libamdhip64.so*" in data["excluded"]
     assert [w["wheel"] for w in data["wheels"]] == [str(spirv_wheel), str(tagged)]
     assert sorted(p for w in data["wheels"] for p in w["repaired"]) == [str(p) for p in repaired]
@@ -283,7 +291,7 @@ def test_repair_refuses_two_wheels_of_one_name(spirv_wheel: Path, native_wheel: 
 def test_metadata_reads_the_record_back(spirv_wheel: Path, native_wheel: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["wheel", "metadata", str(spirv_wheel), str(native_wheel), "--json"]) == 0
-    records = json.loads(capsys.readouterr().out)
+    records = conforms(json.loads(capsys.readouterr().out))["wheels"]
     assert [r["wheel"] for r in records] == [str(spirv_wheel), str(native_wheel)]
     assert records[0]["record"] == json.loads(dist_info_file(spirv_wheel, "rocm_spirv.json"))
     assert main(["wheel", "metadata", str(spirv_wheel)]) == 0

@@ -90,9 +90,22 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def workspace_snippet(out: Path) -> str:
-    lines = [f'local_repository(name = "rocm_spirv", path = {starlark(str(out))})']
-    lines += [f'local_repository(name = "{n}", path = {starlark(f"{out}/offline/{n}")})' for n in OFFLINE_REPOS]
+WORKSPACE_FILES = ("WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel")
+
+
+def workspace_root(start: Path) -> Path | None:
+    """The Bazel workspace `start` is in: the nearest folder at or above it with a WORKSPACE file."""
+    here = start.absolute()
+    return next((d for d in (here, *here.parents) if any((d / f).is_file() for f in WORKSPACE_FILES)), None)
+
+
+def workspace_snippet(out: Path, workspace: Path | None = None) -> str:
+    """The WORKSPACE lines; inside `workspace` the paths are relative to it, so a team can commit them."""
+    where = Path(os.path.normpath(out.absolute()))
+    if workspace is not None and where.is_relative_to(workspace.absolute()):
+        where = where.relative_to(workspace.absolute())
+    lines = [f'local_repository(name = "rocm_spirv", path = {starlark(str(where))})']
+    lines += [f'local_repository(name = "{n}", path = {starlark(f"{where}/offline/{n}")})' for n in OFFLINE_REPOS]
     return "\n".join(lines) + "\n"
 
 
@@ -101,10 +114,10 @@ def render(cfg: BazelConfig, out: Path, force: bool = False) -> list[Path]:
     written: a file rocm-spirv did not write (or one it wrote and the user edited) stops the run."""
     out = out.absolute()
     if out.exists() and not out.is_dir():
-        raise UserError(f"{out} exists and is not a folder", "pass --output DIR for a new or generated folder")
+        raise UserError(f"{out} exists and is not a folder", "pass --output-dir DIR for a new or generated folder")
     if out.is_dir() and any(out.iterdir()) and not (out / "toolchain_config.bzl").is_file():
         raise UserError(f"{out} is not empty and not a generated @rocm_spirv repository",
-                        "pass --output DIR for a new folder (regenerating over an earlier output is fine)")
+                        "pass --output-dir DIR for a new folder (regenerating over an earlier output is fine)")
     root = templates_dir() / "bazel"
     env = _env()
     runtime = Path(cfg.hip_runtime) if cfg.hip_runtime else None

@@ -4,22 +4,70 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib
+import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
-from rocm_spirv import __version__
+import argcomplete
+from argcomplete.shell_integration import shellcode
+
+from rocm_spirv import __version__, term
+from rocm_spirv.commands.flags import add_output_format, add_output_options
+from rocm_spirv.commands.teach import teach
 from rocm_spirv.errors import RocmSpirvError, os_error
 from rocm_spirv.resources import cmake_dir
 
 # Each name is a module in rocm_spirv.commands with register(subparsers); the
 # module sets func on its parser, which returns the exit code.
-COMMANDS = ["toolchain", "presets", "doctor", "compare", "inspect", "bazel", "migrate", "wheel"]
+SHELLS = ("bash", "zsh", "fish")
+COMMANDS = ["toolchain", "presets", "doctor", "compare", "inspect", "bazel", "migrate", "wheel", "config"]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's error convention: one line on stderr, `rocm-spirv: error: <cause>;
+    <remedy>`, a "did you mean" for a mistyped option or command, exit 2 (argparse prints the whole usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("rocm-spirv").strip()
+        where = f"{command}: " if command else ""
+        print(f"rocm-spirv: error: {where}{message}; {self.remedy(message)}", file=sys.stderr)
+        raise SystemExit(2)
+
+    def remedy(self, message: str) -> str:
+        hint = f"see `{self.prog} --help`"
+        choice = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice:
+            offered = re.findall(r"'([^']*)'", choice.group(2)) or [c.strip() for c in choice.group(2).split(",")]
+            return _did_you_mean(choice.group(1), offered) or hint
+        unknown = re.match(r"unrecognized arguments: (.*)$", message)
+        if unknown:
+            known = [o for a in self._actions for o in a.option_strings]
+            for word in unknown.group(1).split():
+                if word.startswith("-") and (guess := _did_you_mean(word.split("=", 1)[0], known)):
+                    return guess
+        return hint
+
+
+def _did_you_mean(word: str, offered: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, offered, n=1, cutoff=0.6)
+    return f"did you mean {close[0]}?" if close else ""
+
+
+def _leaves(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield parser
+    for sub in subs:
+        for child in dict.fromkeys(sub.choices.values()):
+            yield from _leaves(child)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="rocm-spirv",
         description="Build HIP libraries as one universal AMDGCN SPIR-V binary.",
     )
@@ -27,17 +75,36 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cmakedir", action="store_true", help="print the folder holding RocmSpirvConfig.cmake"
     )
+    parser.add_argument("--completion", choices=SHELLS, metavar="SHELL",
+                        help=f"print the shell completion script for {', '.join(SHELLS)} "
+                             "(e.g. `rocm-spirv --completion bash > ~/.local/share/bash-completion/completions/"
+                             "rocm-spirv`)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"rocm_spirv.commands.{name}").register(sub)
+    # Unknown options are reported by the command they were given to, which knows its own options.
+    for leaf in _leaves(parser):
+        leaf.set_defaults(_leaf=leaf)
+        teach(leaf.prog.removeprefix("rocm-spirv").strip(), leaf)
+        add_output_format(leaf)
+        add_output_options(leaf)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    term.OUTPUT = term.Output()  # -q and --color set it while parsing; a fresh run starts from the defaults
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # Under a completion request (the shell sets _ARGCOMPLETE) this answers and exits; else it returns.
+    argcomplete.autocomplete(parser)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        leaf: argparse.ArgumentParser = getattr(args, "_leaf", parser)
+        leaf.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.cmakedir:
         print(cmake_dir())
+        return 0
+    if args.completion:
+        print(shellcode(["rocm-spirv"], shell=args.completion), end="")
         return 0
     if not getattr(args, "func", None):
         parser.print_help()

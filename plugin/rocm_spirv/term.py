@@ -8,10 +8,37 @@ placed in a markup string, a table cell or a title.
 
 from __future__ import annotations
 
+import os
 import sys
+from dataclasses import dataclass
+from typing import Literal
 
 from rich.console import Console
 from rich.markup import escape
+
+Color = Literal["auto", "always", "never"]
+COLORS: tuple[Color, ...] = ("auto", "always", "never")
+
+
+@dataclass
+class Output:
+    """How this run talks to people, from -q/--quiet and --color (set once by the CLI)."""
+
+    quiet: bool = False   # no progress and no notes on stderr; results and errors still print
+    color: Color = "auto"  # auto: on a terminal unless NO_COLOR is set (no-color.org); always wins over NO_COLOR
+
+
+OUTPUT = Output()
+
+
+def note(message: str) -> None:
+    """Progress or a remark for a person, on stderr (stdout stays the result); silent under -q."""
+    if not OUTPUT.quiet:
+        print(f"rocm-spirv: {message}", file=sys.stderr, flush=True)
+
+
+def progress_wanted() -> bool:
+    return not OUTPUT.quiet
 
 
 def plain(text: object) -> str:
@@ -28,4 +55,7 @@ def esc(text: object) -> str:
 def console(stderr: bool = False, width: int | None = None) -> Console:
     """A Console that never turns `:name:` in user text into an emoji; 160 columns when piped."""
     stream = sys.stderr if stderr else sys.stdout
-    return Console(stderr=stderr, emoji=False, width=width or (None if stream.isatty() else 160))
+    color = OUTPUT.color
+    no_color = True if color == "never" else False if color == "always" else bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=stderr, emoji=False, width=width or (None if stream.isatty() else 160),
+                   no_color=no_color, force_terminal=True if color == "always" else None)

@@ -14,9 +14,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rocm_spirv.compare import plan as planning
 from rocm_spirv.compare import reproduce
 from rocm_spirv.compare.model import DEFAULT_ARCHS, JIT_ESTIMATE_ARCH
-from rocm_spirv.compare.report import print_human, to_json, write_report
-from rocm_spirv.compare.runner import Setup
+from rocm_spirv.compare.report import to_json, write_report
+from rocm_spirv.compare.runner import Setup, offload_compress_supported
 from rocm_spirv.compare.session import compare
+from rocm_spirv.compare.view import print_human
 from rocm_spirv.errors import UserError
 from rocm_spirv.resources import _PKG
 from rocm_spirv.term import console as make_console
@@ -64,7 +65,12 @@ def register(sub: Any) -> None:
     p.add_argument("--scaling", help="numbers of native targets to plot against, e.g. 1,2,4,8,16")
     p.add_argument("--repeat", type=int, default=3, help="repeats per variant (default 3)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism (at least 1)")
-    p.add_argument("--compress", action="store_true", help="also build with --offload-compress")
+    p.add_argument("--compress", action=argparse.BooleanOptionalAction, default=None,
+                   help="also build with --offload-compress, as ROCm libraries ship (default: on when the "
+                        "compiler supports it; --no-compress measures uncompressed builds only)")
+    p.add_argument("--no-jit", action="store_true",
+                   help="skip measuring the first-launch JIT work on the baseline build (an offline proxy: "
+                        "device-library link, opt, llc, ld.lld per HIP source)")
     p.add_argument("--compiler", help="clang++ to use (default: discovered)")
     p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
     p.add_argument("--against", type=Path, metavar="REPORT_JSON",
@@ -104,9 +110,15 @@ def _run(args: argparse.Namespace) -> int:
               if args.native_archs is not None else [])
     (baseline,) = planning.parse_archs(args.baseline, comp.gfx_targets, "--baseline")[:1]
     scaling = planning.parse_scaling(args.scaling, len(DEFAULT_ARCHS))
-    variants = planning.variants(archs, native, scaling, args.compress, baseline)
+    compress = args.compress
+    if compress is None:
+        compress = offload_compress_supported(comp.path)
+    elif compress and not offload_compress_supported(comp.path):
+        raise UserError(f"{comp.path} does not support --offload-compress",
+                        "use clang 18 or newer, or drop --compress")
+    variants = planning.variants(archs, native, scaling, compress, baseline)
     setup = Setup(project, comp, args.jobs, wheel=args.wheel, build_isolation=not args.no_build_isolation,
-                  defines=defines, targets=tuple(args.targets))
+                  defines=defines, targets=tuple(args.targets), jit=not args.no_jit)
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
                 "spirv_flags": comp.spirv_flags}
     console = make_console(stderr=args.json)
@@ -128,14 +140,14 @@ def _run(args: argparse.Namespace) -> int:
 
         result = compare(setup, variants, args.repeat, compiler, step)
     if earlier is not None:
-        result.reproduction = reproduce.to_json(args.against, reproduce.checks(earlier, result))
+        result.reproduction = reproduce.judge(args.against, reproduce.checks(earlier, result))
     if args.report:
         for path in write_report(result, args.report):
             console.print(f"wrote {esc(path)}")
     if args.json:
         print(json.dumps(to_json(result), indent=2))
     else:
-        print_human(result, console)
+        print_human(result, console, wrote_report=args.report is not None)
     if result.partial:
         return 130
     return 0 if all(r.ok for r in result.results) else 1

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import jsondoc
 from rocm_spirv.doctor import diagnose
 from rocm_spirv.toolchain.choose import probe_all
 
@@ -26,13 +26,13 @@ def _run(args: argparse.Namespace) -> int:
     results = probe_all(args.compiler, args.prefix)
     d = diagnose(results, build=not args.no_build)
     if args.json:
-        print(json.dumps({
+        print(jsondoc.dumps("doctor", {
             "ok": d.ok,
             "compiler": d.compiler.to_json() if d.compiler else None,
             "checks": [asdict(c) for c in d.checks],
             "modes": [asdict(m) for m in d.modes],
             "candidates": [r.to_json() for r in results],
-        }, indent=2))
+        }))
         return 0 if d.ok else 1
     # Plain lines, not a table: paths and remedies stay whole in a pipe or an 80-column log.
     width = max(len(c.name) for c in d.checks)

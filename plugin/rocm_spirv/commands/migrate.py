@@ -10,16 +10,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import config
+from rocm_spirv.commands import flags
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import describe, locked, write_atomic
 from rocm_spirv.migrate import gate as gating
 from rocm_spirv.migrate.apply import as_bytes, commit_order, plan, unified_diff
 from rocm_spirv.migrate.commit import apply_all, pending, recover
 from rocm_spirv.migrate.gate import Gate
-from rocm_spirv.migrate.report import print_table, to_json, write_text
+from rocm_spirv.migrate.report import print_table, to_json, write_statistics, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
-from rocm_spirv.term import console
+from rocm_spirv.term import console, note
 
 
 def register(sub: Any) -> None:
@@ -28,23 +30,30 @@ def register(sub: Any) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 when findings at or above --fail-on remain")
-    mode.add_argument("--diff", action="store_true", help="print the build edits --apply would make")
-    mode.add_argument("--apply", action="store_true", help="edit CMake files in place (sources are never edited)")
-    p.add_argument("--format", choices=("text", "table", "json", "sarif"), default="text",
-                   help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
+    mode.add_argument("--diff", action="store_true",
+                      help="print the build edits --apply would make; exit 1 when there are any")
+    mode.add_argument("--apply", "--fix", action="store_true",
+                      help="edit CMake files in place (sources are never edited); --fix is the same, as in ruff")
+    fmt = p.add_argument("--output-format", dest="format", choices=("text", "table", "json", "sarif"),
+                         default="text",
+                         help="report format: compiler-style lines (text), a table, JSON or SARIF 2.1.0")
+    flags.deprecated(p, "--format", fmt)
+    p.add_argument("--statistics", action="store_true",
+                   help="print one line per rule with its count of findings instead of each finding (text format)")
     p.add_argument("--json", dest="format", action="store_const", const="json",
-                   help="the report as JSON (the same as --format json)")
-    p.add_argument("--select", action="append", default=[], metavar="IDS",
+                   help="the report as JSON (the same as --output-format json)")
+    # Defaults of None: unset on the command line, so [tool.rocm-spirv.migrate] can fill them (config.py).
+    p.add_argument("--select", action="append", default=None, metavar="IDS",
                    help="report only these rule ids or prefixes (RSM1, RSM204; comma-separated, repeatable)")
-    p.add_argument("--ignore", action="append", default=[], metavar="IDS",
+    p.add_argument("--ignore", action="append", default=None, metavar="IDS",
                    help="never report these rule ids or prefixes (comma-separated, repeatable)")
-    p.add_argument("--fail-on", choices=("error", "warning", "note"), default="warning",
+    p.add_argument("--fail-on", choices=("error", "warning", "note"), default=None,
                    help="lowest severity that fails --check (default warning: notes never fail)")
     p.add_argument("--baseline", type=Path, metavar="FILE",
                    help="findings recorded in FILE (by --write-baseline) do not fail --check; new ones do")
     p.add_argument("--write-baseline", type=Path, metavar="FILE",
                    help="record today's findings in FILE (stable fingerprints, no line numbers)")
-    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+    p.add_argument("--exclude", action="append", default=None, metavar="GLOB",
                    help="skip paths matching GLOB (repeatable; matches a name, a path or a path suffix)")
     p.set_defaults(func=_run)
 
@@ -69,6 +78,9 @@ def _run(args: argparse.Namespace) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
     base = root.resolve() if root.is_dir() else root.resolve().parent
+    settings = config.resolve(args, "migrate", base)
+    if args.write_baseline is not None and settings.sources["migrate.baseline"] == "file":
+        args.baseline = None  # recording the baseline the settings name: it may not exist yet
     gate = Gate(gating.check_rule_ids(args.select, "--select"), gating.check_rule_ids(args.ignore, "--ignore"),
                 args.fail_on, _baseline(args.baseline))
     mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"
@@ -80,13 +92,13 @@ def _run(args: argparse.Namespace) -> int:
         changes = as_bytes(plan(s), s.bom)
         if args.diff:
             _write_bytes(unified_diff(changes))
-            return 0
+            return 1 if changes else 0  # as ruff --diff: a pending edit fails a CI step
     else:
         # One apply at a time per project: the folder itself is the lock (no lock file left in it).
         with locked(base):
             done = recover(base)
             if done:
-                print(f"rocm-spirv: {done}", file=sys.stderr)
+                note(done)
             s = scan(root.resolve(), tuple(args.exclude))
             changes = as_bytes(plan(s), s.bom)
             if changes:
@@ -103,6 +115,8 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(to_json(result, mode, changed, verdict, gate), indent=2))
     elif args.format == "sarif":
         print(json.dumps(to_sarif(result), indent=2))
+    elif args.statistics:
+        write_statistics(sys.stdout, result)
     elif args.format == "table":
         print_table(console(), result, mode, changed)
     else:

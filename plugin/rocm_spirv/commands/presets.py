@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import jsondoc
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import check_target, locked, write_atomic
 from rocm_spirv.generate.ownership import plan_write, stamp, write_planned
@@ -75,11 +75,12 @@ def _generate(args: argparse.Namespace) -> int:
         if existing != merged.text:
             write_atomic(out, merged.text)
     if args.json:
-        print(json.dumps({"presets": str(out.absolute()), "added": merged.added, "unchanged": merged.unchanged,
+        print(jsondoc.dumps("presets generate", {
+                          "presets": str(out.absolute()), "added": merged.added, "unchanged": merged.unchanged,
                           "updated": merged.updated, "kept": merged.kept,
                           "version_raised_from": merged.version_raised_from,
                           "toolchain_files": {m: str((out.parent / toolchain_file_name(m)).absolute()) for m in MODES},
-                          "written": written}, indent=2))
+                          "written": written}))
         return 0
     print(f"{out}: added {', '.join(merged.added) or 'nothing'}"
           + (f"; updated: {', '.join(merged.updated)}" if merged.updated else "")

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import jsondoc
 from rocm_spirv.errors import UserError
 from rocm_spirv.generate.ownership import plan_write, state_of, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.offload import MODES, parse_archs
+from rocm_spirv.term import note
 from rocm_spirv.toolchain.choose import choose, probe_all, resolve
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.provision import provision
@@ -57,7 +57,7 @@ def _list(args: argparse.Namespace) -> int:
     results = probe_all(args.compiler, args.prefix, not args.no_cache)
     best = choose(results)
     if args.json:
-        print(json.dumps([{**r.to_json(), "chosen": r is best} for r in results], indent=2))
+        print(jsondoc.dumps("toolchain list", {"compilers": [{**r.to_json(), "chosen": r is best} for r in results]}))
         return 0
     # A list, not a table: paths stay whole in a pipe or an 80-column log.
     for r in results:
@@ -77,13 +77,10 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _provision(args: argparse.Namespace) -> int:
-    def say(message: str) -> None:  # progress goes to stderr: stdout stays the result (and --json)
-        print(f"rocm-spirv: {message}", file=sys.stderr, flush=True)
-
-    result = provision(args.prefix or default_prefix(), args.bundler, args.triton_wheel, args.llvm, say)
+    result = provision(args.prefix or default_prefix(), args.bundler, args.triton_wheel, args.llvm, note)
     if args.json:
-        print(json.dumps({"prefix": result.prefix, "changed": result.changed,
-                          "manifest": asdict(result.manifest)}, indent=2))
+        print(jsondoc.dumps("toolchain provision", {"prefix": result.prefix, "changed": result.changed,
+                                                    "manifest": asdict(result.manifest)}))
     else:
         state = "provisioned" if result.changed else "already up to date"
         m = result.manifest
@@ -115,9 +112,9 @@ def _generate(args: argparse.Namespace) -> int:
     plan = plan_write(out, tc.text, args.force or legacy, "pass --force to replace it, or a different --output")
     changed = write_planned(plan)
     if args.json:
-        print(json.dumps({"path": str(out.absolute()), "identity": tc.identity, "offload": req.mode,
-                          "native_archs": list(req.native_archs), "compiler": tc.compiler, "changed": changed},
-                         indent=2))
+        print(jsondoc.dumps("toolchain generate", {
+            "path": str(out.absolute()), "identity": tc.identity, "offload": req.mode,
+            "native_archs": list(req.native_archs), "compiler": tc.compiler, "changed": changed}))
     else:
         print(out.absolute())
     return 0

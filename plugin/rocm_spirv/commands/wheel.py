@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import jsondoc
+from rocm_spirv.commands import flags
 from rocm_spirv.errors import UserError
 from rocm_spirv.inspect.base import FormatError
 from rocm_spirv.wheel import metadata, repair
@@ -19,23 +20,26 @@ def register(sub: Any) -> None:
     m = wsub.add_parser("metadata", help="print a wheel's rocm_spirv.json record; with --targets and "
                         "--output, write one (what rocm_spirv_wheel_metadata runs at install)")
     m.add_argument("wheels", type=Path, nargs="*", metavar="WHEEL", help="wheel(s) to read the record of")
-    m.add_argument("--json", action="store_true", help="print the records as JSON (a list, one per wheel)")
+    m.add_argument("--json", action="store_true", help="print the records as JSON ({wheels: [...]}, one per wheel)")
     m.add_argument("--targets", type=Path, help="write mode: tab-separated list from RocmSpirvWheel.cmake")
     m.add_argument("--output", type=Path, help="write mode: where rocm_spirv.json goes")
-    m.add_argument("--compiler", default="")
-    m.add_argument("--compiler-id", default="")
-    m.add_argument("--compiler-version", default="")
-    m.add_argument("--project", default="")
-    m.add_argument("--default-offload", default="")
+    m.add_argument("--compiler", default="", help="write mode: the CMAKE_HIP_COMPILER that built the wheel")
+    m.add_argument("--compiler-id", default="", help="write mode: CMAKE_HIP_COMPILER_ID (Clang)")
+    m.add_argument("--compiler-version", default="", help="write mode: CMAKE_HIP_COMPILER_VERSION")
+    m.add_argument("--project", default="", help="write mode: the CMake project name")
+    m.add_argument("--default-offload", default="",
+                   help="write mode: ROCM_SPIRV_OFFLOAD of the build (native, spirv or hybrid)")
     m.set_defaults(func=_metadata)
 
     r = wsub.add_parser("repair", help="auditwheel repair, leaving the HIP runtime out of the wheel")
-    r.add_argument("wheels", type=Path, nargs="+", metavar="WHEEL")
-    r.add_argument("-w", "--wheel-dir", type=Path, default=Path("wheelhouse"))
+    r.add_argument("wheels", type=Path, nargs="+", metavar="WHEEL", help="wheel(s) built by pip wheel to repair")
+    r.add_argument("-w", "--wheel-dir", type=Path, default=Path("wheelhouse"),
+                   help="folder for the repaired wheels (default wheelhouse, as auditwheel)")
     r.add_argument("--plat", help="manylinux tag (default: auditwheel's choice)")
-    r.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+    exclude = r.add_argument("--exclude-library", action="append", default=[], metavar="PATTERN",
                    help="another library not to vendor, beside the HIP runtime "
                         f"({', '.join(repair.HIP_RUNTIME)}); repeatable")
+    flags.deprecated(r, "--exclude", exclude)
     r.add_argument("--vendor-hip-runtime", action="store_true",
                    help="copy the HIP runtime into the wheel too (pins one ROCm release into it; "
                         "rarely what a package on PyPI wants)")
@@ -61,7 +65,7 @@ def _metadata(args: argparse.Namespace) -> int:
         except FormatError as err:
             raise UserError(str(err), "build the wheel with rocm_spirv_wheel_metadata() in its CMakeLists") from None
     if args.json:
-        print(json.dumps([{"wheel": str(w), "record": r} for w, r in records], indent=2))
+        print(jsondoc.dumps("wheel metadata", {"wheels": [{"wheel": str(w), "record": r} for w, r in records]}))
     else:
         for w, r in records:
             print("\n".join(metadata.describe(w, r)))
@@ -73,7 +77,7 @@ def _write(args: argparse.Namespace) -> int:
         targets = metadata.parse_targets(args.targets.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise UserError(f"{args.targets}: {err}", "re-run cmake to regenerate the target list") from None
-    compiler = {"path": args.compiler, "id": args.compiler_id, "version": args.compiler_version}
+    compiler = metadata.compiler_json(args.compiler, args.compiler_id, args.compiler_version)
     try:
         record = metadata.build_record(targets, compiler, args.project, args.default_offload)
     except FormatError as err:
@@ -93,13 +97,13 @@ def _repair(args: argparse.Namespace) -> int:
     if clashes:
         raise UserError(f"several wheels named {', '.join(clashes)}: each repaired one would replace the last in "
                         f"{args.wheel_dir}", "repair them one at a time into different -w folders")
-    excludes = repair.exclude_patterns(args.exclude, vendor_hip_runtime=args.vendor_hip_runtime)
+    excludes = repair.exclude_patterns(args.exclude_library, vendor_hip_runtime=args.vendor_hip_runtime)
     done = [repair.repair(w, args.wheel_dir, excludes, args.plat, quiet_stdout=args.json) for w in args.wheels]
     failed = [r for r in done if r.returncode != 0]
     if args.json:
-        print(json.dumps({"excluded": excludes, "wheel_dir": str(args.wheel_dir),
+        print(jsondoc.dumps("wheel repair", {"excluded": excludes, "wheel_dir": str(args.wheel_dir),
                           "wheels": [{"wheel": str(r.wheel), "ok": r.returncode == 0, "returncode": r.returncode,
-                                      "repaired": [str(p) for p in r.written]} for r in done]}, indent=2))
+                                      "repaired": [str(p) for p in r.written]} for r in done]}))
     else:
         for r in failed:
             print(f"rocm-spirv: auditwheel repair failed for {r.wheel} (exit {r.returncode}; its output is above)")

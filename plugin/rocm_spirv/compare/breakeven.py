@@ -11,15 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
+from rocm_spirv.compare.metrics import break_even_rows
 from rocm_spirv.compare.model import Comparison
-
-# key -> (label, metric, compressed builds)
-METRICS: dict[str, tuple[str, str, bool]] = {
-    "build_time": ("build time", "build_s", False),
-    "device_code": ("device code (.hip_fatbin, uncompressed)", "fatbin_bytes", False),
-    "device_code_compressed": ("device code (.hip_fatbin, --offload-compress)", "fatbin_bytes", True),
-    "file_size": ("file size", "file_bytes", False),
-}
 
 
 @dataclass(frozen=True)
@@ -66,14 +59,15 @@ def points(c: Comparison, metric: str, compressed: bool) -> list[tuple[int, floa
 
 
 def break_even(c: Comparison) -> list[BreakEven]:
+    """One row per break-even the metrics table declares, in its order."""
     out = []
-    for key, (label, metric, compressed) in METRICS.items():
-        spirv_run = c.get("spirv+compress" if compressed else "spirv")
-        pts = points(c, metric, compressed)
-        spirv = spirv_run.spread(metric).median if spirv_run is not None else None
+    build = c.kind
+    for row, metric in break_even_rows(build):
+        spirv_run = c.get("spirv+compress" if row.compressed else "spirv")
+        pts = points(c, metric.key, row.compressed)
+        spirv = spirv_run.spread(metric.key).median if spirv_run is not None else None
         at = crossing(pts, spirv) if spirv is not None and len(pts) >= 1 else None
-        if c.kind == "wheel" and key == "file_size":
-            label = "wheel size"
-        out.append(BreakEven(key, label, at, min((p[0] for p in pts), default=0),
+        label = (row.wheel_label or row.label) if build == "wheel" else row.label
+        out.append(BreakEven(row.key, label, at, min((p[0] for p in pts), default=0),
                              max((p[0] for p in pts), default=0), spirv))
     return out

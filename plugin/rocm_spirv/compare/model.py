@@ -5,26 +5,20 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+from rocm_spirv.compare.jit import JitRun, p90
+from rocm_spirv.compare.metrics import Build
+
+if TYPE_CHECKING:
+    from rocm_spirv.compare.reproduce import Reproduction
 
 # Real current targets, in the order scaling draws them (the per-arch list a
 # ROCm library typically ships).
 DEFAULT_ARCHS = ["gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201",
                  "gfx906", "gfx950", "gfx1031", "gfx1102", "gfx1150", "gfx1151", "gfx1010", "gfx1012"]
 JIT_ESTIMATE_ARCH = "gfx942"
-
-# summary key -> (numerator variant, denominator variant, metric)
-RATIOS = {
-    "build_wall_ratio_native_over_spirv": ("native", "spirv", "build_s"),
-    "build_wall_ratio_spirv_over_native1": ("spirv", "native-1", "build_s"),
-    "fatbin_ratio_native_over_spirv": ("native", "spirv", "fatbin_bytes"),
-    "fatbin_ratio_native_over_spirv_compressed": ("native+compress", "spirv+compress", "fatbin_bytes"),
-    "file_ratio_native_over_spirv": ("native", "spirv", "file_bytes"),
-    # Wheel mode only (--wheel): the wheel's contents unpacked, i.e. what an install puts on disk.
-    "installed_ratio_native_over_spirv": ("native", "spirv", "installed_bytes"),
-}
-
-
+BASELINE = "native-1"  # the variant of one native target: SPIR-V's baseline, and the JIT proxy's build
 
 @dataclass(frozen=True)
 class Variant:
@@ -58,8 +52,46 @@ class Artifact:
 class Run:
     configure_s: float
     build_s: float
-    cpu_s: float  # user + system time of every child process
+    cpu_s: float  # user + system time of every child process (configure and build)
     artifacts: list[Artifact] = field(default_factory=list)
+    build_cpu_s: float = 0.0  # user + system time of the build step's processes alone
+    jit: JitRun | None = None  # the baseline build only: the first-launch work, measured offline (jit.py)
+    jit_s: float = 0.0  # wall time the JIT proxy took (not part of the build's times)
+
+    def _jit(self, cpu: bool, unit: bool = False, q90: bool = False) -> float | None:
+        if self.jit is None or self.jit.error is not None:
+            return None
+        vals = self.jit.per_unit(cpu) if unit else self.jit.per_kernel(cpu)
+        if not vals:
+            return None
+        return p90(vals) if q90 else statistics.median(vals)
+
+    @property
+    def jit_kernel_cpu_ms(self) -> float | None:
+        return self._jit(cpu=True)
+
+    @property
+    def jit_kernel_cpu_p90_ms(self) -> float | None:
+        return self._jit(cpu=True, q90=True)
+
+    @property
+    def jit_kernel_wall_ms(self) -> float | None:
+        return self._jit(cpu=False)
+
+    @property
+    def jit_kernel_wall_p90_ms(self) -> float | None:
+        return self._jit(cpu=False, q90=True)
+
+    @property
+    def jit_unit_cpu_ms(self) -> float | None:
+        return self._jit(cpu=True, unit=True)
+
+    @property
+    def jit_total_cpu_s(self) -> float | None:
+        """The whole library's first-launch work (every TU), CPU seconds."""
+        if self.jit is None or self.jit.error is not None or not self.jit.units:
+            return None
+        return sum(u.total_cpu_s for u in self.jit.units)
 
     @property
     def file_bytes(self) -> int:
@@ -130,6 +162,10 @@ class VariantResult:
     def spread(self, attr: str) -> Spread:
         return Spread.of([float(getattr(r, attr)) for r in self.runs])
 
+    def has(self, attr: str) -> bool:
+        """Whether every run measured attr (the JIT figures exist for the baseline build only)."""
+        return bool(self.runs) and all(getattr(r, attr) is not None for r in self.runs)
+
 
 @dataclass
 class Comparison:
@@ -138,15 +174,22 @@ class Comparison:
     compiler: dict[str, object]
     results: list[VariantResult]
     commands: list[list[str]] = field(default_factory=list)
-    kind: str = "cmake"  # cmake: configure + build; wheel: pip wheel (--wheel)
+    kind: Build = "cmake"  # cmake: configure + build; wheel: pip wheel (--wheel)
     partial: bool = False
-    reproduction: dict[str, Any] | None = None  # set by --against: see compare/reproduce.py
+    reproduction: Reproduction | None = None  # set by --against: see compare/reproduce.py
     wall_s: float = 0.0  # the whole session: toolchain files, builds, inspection, clean-up
+    load: list[float] = field(default_factory=list)  # 1-minute load average at each build's start and the end
+
+    @property
+    def load_spread(self) -> Spread | None:
+        """How busy the machine was: timings on a loaded machine move, CPU-time ratios hold better."""
+        return Spread.of(self.load) if self.load else None
 
     @property
     def timed_s(self) -> float:
-        """What the figures measure: every configure and build (pip wheel) of every run."""
-        return sum(run.configure_s + run.build_s for r in self.results for run in r.runs)
+        """What the figures measure: every configure and build (pip wheel) of every run, and the
+        JIT proxy's runs."""
+        return sum(run.configure_s + run.build_s + run.jit_s for r in self.results for run in r.runs)
 
     @property
     def overhead_fraction(self) -> float | None:

@@ -49,11 +49,12 @@ def variants(archs: list[str], native_archs: list[str], scaling: list[int],
         out.append(Variant("hybrid", "hybrid", tuple(native_archs)))
     if compress:
         # With scaling, the one-target build too: the compressed break-even needs a curve.
-        out += [Variant(f"{v.name}+compress", v.mode, v.archs, True) for v in out[:3 if scaling else 2]]
+        # Compressed first: what a library ships leads every view.
+        out = [Variant(f"{v.name}+compress", v.mode, v.archs, True) for v in out[:3 if scaling else 2]] + out
     for n in scaling:
         if n not in (1, len(archs)):
             pool = archs + [a for a in DEFAULT_ARCHS if a not in archs]
-            out.append(Variant(f"scaling-{n}", "native", tuple(pool[:n])))
             if compress:
                 out.append(Variant(f"scaling-{n}+compress", "native", tuple(pool[:n]), True))
+            out.append(Variant(f"scaling-{n}", "native", tuple(pool[:n])))
     return out

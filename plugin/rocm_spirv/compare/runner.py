@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_spirv.compare.model import Run, Variant
+from rocm_spirv.compare import jit
+from rocm_spirv.compare.model import BASELINE, Run, Variant
 from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.errors import RocmSpirvError
 from rocm_spirv.fsutil import write_atomic
@@ -40,6 +41,7 @@ class Setup:
     build_isolation: bool = True  # pip's isolated build environment (wheel mode)
     defines: tuple[str, ...] = ()  # VAR=VALUE cache entries for every variant (-D)
     targets: tuple[str, ...] = ()  # build only these targets (--target); all when empty
+    jit: bool = True  # measure the first-launch work on the baseline build (compare/jit.py)
 
     def tool(self, name: str) -> str:
         beside = Path(sys.executable).parent / name
@@ -62,6 +64,11 @@ def generate_command(setup: Setup, variant: Variant, path: Path) -> list[str]:
             "--output", str(path)]
 
 
+def measures_jit(setup: Setup, variant: Variant) -> bool:
+    """The baseline build (one native target, uncompressed) carries the JIT proxy."""
+    return setup.jit and not setup.wheel and variant.name == BASELINE
+
+
 def configure_command(setup: Setup, variant: Variant, build: Path, tc_path: Path) -> list[str]:
     flags = ["--offload-compress"] if variant.compress else []
     return [
@@ -69,6 +76,8 @@ def configure_command(setup: Setup, variant: Variant, build: Path, tc_path: Path
         f"-DCMAKE_MAKE_PROGRAM={setup.tool('ninja')}", f"-DCMAKE_TOOLCHAIN_FILE={tc_path}",
         *([f"-DCMAKE_HIP_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}"] if flags else []),
         "-DCMAKE_BUILD_TYPE=Release", *(f"-D{d}" for d in setup.defines),
+        # The JIT proxy reads each HIP TU's own compile command.
+        *(["-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"] if measures_jit(setup, variant) else []),
     ]
 
 
@@ -90,6 +99,17 @@ def wheel_command(setup: Setup, variant: Variant, build: Path, tc_path: Path) ->
 def build_command(setup: Setup, build: Path) -> list[str]:
     targets = ["--target", *setup.targets] if setup.targets else []
     return [setup.tool("cmake"), "--build", str(build), "--parallel", str(setup.jobs), *targets]
+
+
+def offload_compress_supported(compiler: str) -> bool:
+    """Whether this clang's driver knows --offload-compress (clang >= 18); an unknown option is
+    an error, a known one is ignored beside --version."""
+    try:
+        proc = subprocess.run([compiler, "--offload-compress", "--version"], capture_output=True, text=True,
+                              check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0 and "unknown argument" not in proc.stderr
 
 
 def _children_cpu() -> float:
@@ -127,25 +147,41 @@ def validate_spirv(paths: list[Path]) -> None:
         raise BuildFailed("validate", "\n".join(lines))
 
 
+def write_toolchain(setup: Setup, variant: Variant, build: Path) -> Path:
+    """The variant's toolchain file, rendered and written once for all its repeats (it sits
+    beside the build dir, which each repeat removes)."""
+    tc_path = toolchain_path(build)
+    write_atomic(tc_path, toolchain_file(setup, variant).text)
+    return tc_path
+
+
 def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
-    """One repeat: always a fresh build directory, removed afterwards."""
+    """One repeat: always a fresh build directory, removed afterwards; the toolchain file is
+    write_toolchain's."""
     if build.exists():
         shutil.rmtree(build)
     tc_path = toolchain_path(build)
-    write_atomic(tc_path, toolchain_file(setup, variant).text)
     cpu0 = _children_cpu()
     try:
         if setup.wheel:
             return _wheel_once(setup, variant, build, tc_path, cpu0)
         conf = _timed(configure_command(setup, variant, build, tc_path), "configure")
+        cpu1 = _children_cpu()
         bld = _timed(build_command(setup, build), "build")
-        cpu = _children_cpu() - cpu0
+        cpu2 = _children_cpu()
         artifacts = find_artifacts(build)
         if variant.mode != "native":
             validate_spirv([Path(a.path) for a in artifacts])
         for a in artifacts:
             a.path = str(Path(a.path).relative_to(build))
-        return Run(conf, bld, cpu, artifacts)
+        run = Run(conf, bld, cpu2 - cpu0, artifacts, build_cpu_s=cpu2 - cpu1)
+        if measures_jit(setup, variant):
+            t0 = time.perf_counter()
+            native = sorted({k for a in artifacts for k in a.kernels})
+            run.jit = jit.measure(setup.compiler.path, build, setup.project, variant.archs[0],
+                                  build / "rocm-spirv-jit", native)
+            run.jit_s = time.perf_counter() - t0
+        return run
     finally:
         shutil.rmtree(build, ignore_errors=True)
 
@@ -161,4 +197,4 @@ def _wheel_once(setup: Setup, variant: Variant, build: Path, tc_path: Path, cpu0
         raise BuildFailed("pip wheel", f"expected one wheel in {build / 'dist'}, found {len(wheels)}")
     if variant.mode != "native":
         validate_spirv(wheels)
-    return Run(0.0, elapsed, cpu, [wheel_artifact(wheels[0])])
+    return Run(0.0, elapsed, cpu, [wheel_artifact(wheels[0])], build_cpu_s=cpu)

@@ -23,6 +23,7 @@ from rocm_spirv.compare.runner import (
     run_once,
     toolchain_path,
     wheel_command,
+    write_toolchain,
 )
 from rocm_spirv.errors import UserError
 from rocm_spirv.toolchain.paths import cache_dir
@@ -85,6 +86,7 @@ def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Cal
             c.commands.append(generate_command(setup, vr.variant, tc_path))
             make = wheel_command if setup.wheel else configure_command
             c.commands.append(make(setup, vr.variant, build, tc_path))
+            write_toolchain(setup, vr.variant, build)
         # Round-robin over the variants, one repeat at a time: a slow phase of the machine then
         # widens every variant's spread a little instead of shifting one variant's median.
         for i in range(repeat):
@@ -92,10 +94,12 @@ def _run_all(c: Comparison, setup: Setup, work: Path, repeat: int, progress: Cal
                 if vr.error is not None:
                     continue
                 progress(f"{vr.variant.name}, repeat {i + 1}/{repeat}")
+                c.load.append(os.getloadavg()[0])
                 try:
                     vr.runs.append(run_once(setup, vr.variant, work / vr.variant.name))
                 except BuildFailed as err:
                     vr.error = f"{err.step} failed: {shlex.join(err.command)}\n{err.tail}"
+        c.load.append(os.getloadavg()[0])
         if not setup.wheel:
             c.commands.append(build_command(setup, work / "<variant>"))
     except KeyboardInterrupt:

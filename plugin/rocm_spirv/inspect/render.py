@@ -12,6 +12,7 @@ from typing import IO, Any, Literal
 from rocm_spirv.inspect.base import human_size
 from rocm_spirv.inspect.report import KIND_LABELS, Entry, FileReport, InputReport, totals
 from rocm_spirv.inspect.require import Failure, Requirement
+from rocm_spirv.jsondoc import schema_id
 from rocm_spirv.term import plain
 
 
@@ -19,6 +20,7 @@ def to_json(inputs: list[InputReport], req: Requirement | None, failures: list[F
             invalid: list[Failure] | None = None) -> dict[str, Any]:
     all_files = [f for i in inputs for f in i.files]
     return {
+        "schema": schema_id("inspect"),
         "inputs": [
             {
                 "path": i.path,
@@ -42,7 +44,7 @@ def write_json(inputs: list[InputReport], req: Requirement | None, failures: lis
                invalid: list[Failure] | None = None) -> None:
     """The to_json document, streamed one entry at a time so huge libraries stay small in memory."""
     all_files = [f for i in inputs for f in i.files]
-    out.write('{\n  "inputs": [')
+    out.write(f'{{\n  "schema": {json.dumps(schema_id("inspect"))},\n  "inputs": [')
     for n, inp in enumerate(inputs):
         out.write(("," if n else "") + f'\n    {{"path": {json.dumps(inp.path)}, "format": {json.dumps(inp.format)}, '
                   '"files": [')

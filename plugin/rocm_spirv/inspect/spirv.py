@@ -6,6 +6,7 @@ import struct
 from dataclasses import dataclass
 
 from rocm_spirv.inspect.base import Buffer, FormatError
+from rocm_spirv.inspect.spirv_grammar import capability_name, generator_name
 
 MAGIC = 0x07230203
 MAGIC_BYTES = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
@@ -14,43 +15,6 @@ OP_EXTENSION = 10
 OP_ENTRY_POINT = 15
 OP_CAPABILITY = 17
 OP_FUNCTION = 54
-
-# Generator tool ids from the SPIR-V registry (spir-v.xml), the ones seen in practice.
-GENERATORS = {
-    0: "Khronos",
-    1: "LunarG",
-    2: "Valve",
-    3: "Codeplay",
-    4: "NVIDIA",
-    5: "ARM",
-    6: "Khronos LLVM/SPIR-V Translator",
-    7: "Khronos SPIR-V Tools Assembler",
-    8: "Khronos Glslang Reference Front End",
-    17: "Khronos SPIR-V Tools Linker",
-}
-
-# Capability numbers as spirv-as (SPIRV-Tools) assigns them; unknown ones print as Capability(N).
-CAPABILITIES = {
-    0: "Matrix", 1: "Shader", 2: "Geometry", 3: "Tessellation", 4: "Addresses", 5: "Linkage", 6: "Kernel",
-    7: "Vector16", 8: "Float16Buffer", 9: "Float16", 10: "Float64", 11: "Int64", 12: "Int64Atomics",
-    13: "ImageBasic", 14: "ImageReadWrite", 15: "ImageMipmap", 17: "Pipes", 18: "Groups", 19: "DeviceEnqueue",
-    20: "LiteralSampler", 21: "AtomicStorage", 22: "Int16", 38: "GenericPointer", 39: "Int8",
-    61: "GroupNonUniform", 62: "GroupNonUniformVote", 63: "GroupNonUniformArithmetic",
-    64: "GroupNonUniformBallot", 65: "GroupNonUniformShuffle", 66: "GroupNonUniformShuffleRelative",
-    67: "GroupNonUniformClustered", 68: "GroupNonUniformQuad", 4423: "SubgroupBallotKHR",
-    4433: "StorageBuffer16BitAccess", 4441: "VariablePointersStorageBuffer", 4442: "VariablePointers",
-    4464: "DenormPreserve", 4465: "DenormFlushToZero", 4466: "SignedZeroInfNanPreserve",
-    4467: "RoundingModeRTE", 4468: "RoundingModeRTZ", 5008: "Float16ImageAMD", 5016: "Int64ImageEXT",
-    5568: "SubgroupShuffleINTEL", 5569: "SubgroupBufferBlockIOINTEL", 5603: "FunctionPointersINTEL",
-    5604: "IndirectReferencesINTEL", 5606: "AsmINTEL", 5612: "AtomicFloat32MinMaxEXT",
-    5613: "AtomicFloat64MinMaxEXT", 5616: "AtomicFloat16MinMaxEXT", 5617: "VectorComputeINTEL",
-    5619: "VectorAnyINTEL", 5629: "ExpectAssumeKHR", 5821: "FunctionFloatControlINTEL",
-    5886: "UnstructuredLoopControlsINTEL", 5892: "KernelAttributesINTEL", 5897: "FPGAKernelAttributesINTEL",
-    6017: "DotProductInput4x8Bit", 6019: "DotProduct", 6025: "BitInstructions", 6033: "AtomicFloat32AddEXT",
-    6034: "AtomicFloat64AddEXT", 6094: "OptNoneINTEL", 6095: "AtomicFloat16AddEXT", 6141: "SplitBarrierINTEL",
-    6400: "GroupUniformArithmeticKHR",
-}
-
 
 @dataclass(frozen=True)
 class SpirvInfo:
@@ -85,7 +49,7 @@ def parse_spirv(buf: Buffer, off: int, size: int, what: str = "SPIR-V module") -
     _, version, generator, bound, _schema = struct.unpack_from(f"{endian}5I", buf, off)
     major, minor = (version >> 16) & 0xFF, (version >> 8) & 0xFF
     tool, tool_version = generator >> 16, generator & 0xFFFF
-    gen = f"{GENERATORS.get(tool, f'tool {tool}')} (version {tool_version})"
+    gen = f"{generator_name(tool)} (version {tool_version})"
     entries: list[str] = []
     caps: list[str] = []
     exts: list[str] = []
@@ -102,7 +66,7 @@ def parse_spirv(buf: Buffer, off: int, size: int, what: str = "SPIR-V module") -
             break
         if opcode == OP_CAPABILITY and count >= 2:
             (cap,) = word.unpack_from(buf, pos + 4)
-            caps.append(CAPABILITIES.get(cap, f"Capability({cap})"))
+            caps.append(capability_name(cap))
         elif opcode == OP_EXTENSION and count >= 2:
             exts.append(_string(bytes(buf[pos + 4 : pos + 4 * count]), endian))
         elif opcode == OP_ENTRY_POINT and count >= 4:

@@ -44,6 +44,7 @@ class Block:
     prior: list[Command] = field(default_factory=list)  # if(): the earlier branches' conditions
     flag_targets: set[str] = field(default_factory=set)  # targets those flags are put on
     pinned_flags: bool = False  # some flag names a gfx target rather than the loop's entry
+    var_flags: bool = False  # the body only turns entries into --offload-arch=<entry> words of a variable
 
 
 @dataclass
@@ -95,6 +96,12 @@ class Analyzer:
         self.find_hip: Command | None = None
         self.find_hip_guarded = False
         self.target_findings: dict[int, set[str]] = {}  # finding index -> targets whose retargeting fixes it
+        # function()/macro() bodies: those passing a per-arch flag of a variable (--offload-arch=${FLAG}, the
+        # command that does), what each calls, and those a per-arch loop calls (the loop is the construct)
+        self.fn_arch: dict[str, Command] = {}
+        self.fn_commands: set[str] = set()  # functions running per-arch commands on a parameter
+        self.fn_calls: dict[str, set[str]] = {}
+        self.fn_looped: set[str] = set()
 
     # -- helpers ---------------------------------------------------------------------------
     def target(self, raw: str) -> str:
@@ -118,6 +125,32 @@ class Analyzer:
                     fix, redirect, self.guarded() if handled is None else handled, snippet(self.src, cmd))
         self.report.findings.append(f)
         return f
+
+    def function(self) -> str:
+        """The function() or macro() whose body this command is in, if any (lower case, as CMake calls it)."""
+        for b in reversed(self.stack):
+            if b.kind in ("function", "macro") and b.cmd.values():
+                return b.cmd.values()[0].lower()
+        return ""
+
+    def per_arch_function(self, name: str) -> list[str]:
+        """The chain of calls from function name to one that passes a per-arch flag, or [] if none does."""
+        todo, seen = [[name.lower()]], set()
+        while todo:
+            chain = todo.pop()
+            if chain[-1] in seen:
+                continue
+            seen.add(chain[-1])
+            if chain[-1] in self.fn_arch or chain[-1] in self.fn_commands:
+                return chain
+            todo.extend([*chain, c] for c in sorted(self.fn_calls.get(chain[-1], ())))
+        return []
+
+    def function_params(self) -> set[str]:
+        for b in reversed(self.stack):
+            if b.kind in ("function", "macro"):
+                return set(b.cmd.values()[1:]) | {"ARGN", "ARGV0", "ARGV1"}
+        return set()
 
     def in_loop_over_targets(self) -> Block | None:
         for b in reversed(self.stack):

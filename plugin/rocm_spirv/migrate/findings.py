@@ -112,6 +112,14 @@ class FileReport:
     # #defines whose branch may turn out dead, and the findings reported if it does (see CondDefine)
     cond_defines: list[CondDefine] = field(default_factory=list)
     pending: list[Finding] = field(default_factory=list)
+    # Sources: every macro the file #defines (in any branch), the macros it defines to a compile-time wave
+    # size, and findings that hold only once every file is read: (line, column) -> (kind, names);
+    # "build": the names are per-arch macros no scanned source defines (the build does, from its target
+    # list); "alias": some name is a wave-size alias another file defines.
+    defines: set[str] = field(default_factory=set)
+    includes: tuple[str, ...] = ()  # what it #includes, kept for files that define macros or have findings
+    wave_aliases: set[str] = field(default_factory=set)
+    needs: dict[tuple[int, int], tuple[str, frozenset[str]]] = field(default_factory=dict)
 
 
 @dataclass

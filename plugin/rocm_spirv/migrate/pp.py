@@ -28,7 +28,8 @@ DEVICE_UNDEFINED = frozenset({
     "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "__amdgcn_processor__", "__AMDGCN_CUMODE__",
     "__x86_64__", "__x86_64", "__i386__", "__i386", "_M_X64", "_M_IX86", "__amd64__", "__amd64",
     "__aarch64__", "_M_ARM64", "__arm__", "_M_ARM", "__ARM_NEON", "__ARM_NEON__", "__ARM_FEATURE_SVE",
-    "__powerpc__", "__powerpc64__", "__PPC__", "__PPC64__", "__ppc64__", "__POWERPC__", "__VSX__", "__ALTIVEC__",
+    "__powerpc__", "__powerpc64__", "__PPC__", "__PPC64__", "__ppc64__", "__ppc__", "_ARCH_PPC",
+    "__POWERPC__", "__VSX__", "__ALTIVEC__",
     "__hexagon__", "__HEXAGON_ARCH__", "__riscv", "__riscv_vector", "__s390x__", "__s390__", "__loongarch64",
     "__loongarch_asx", "__loongarch_sx", "__mips__", "__wasm__", "__wasm_simd128__",
     "__SSE__", "__SSE2__", "__SSE3__", "__SSSE3__", "__SSE4_1__", "__SSE4_2__", "__AVX__", "__AVX2__",
@@ -37,6 +38,20 @@ DEVICE_UNDEFINED = frozenset({
 })
 ARCH_MACRO = re.compile(r"\b__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__\b|\b__amdgcn_processor__\b")
 _ARCH_NAME = re.compile(r"^__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__$")
+
+# Per-arch macros a project's build defines from its target list (KOKKOS_ARCH_AMD_GFX90A, PROJ_ARCH_GFX942):
+# undefined for amdgcnspirv, where no gfx target is chosen. Only when no scanned source #defines them.
+BUILD_ARCH_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_GFX[0-9]{1,4}[A-Z0-9_]*\b")
+# A project's configure-time copy of the wave size (PROJ_AMDGCN_WAVEFRONT_SIZE): no value for SPIR-V.
+BUILD_WAVE_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_WAVEFRONT_SIZE\b")
+
+# One target per family ROCm supports (GFX9 to GFX12), with the macros clang defines for it: an arch test
+# with the same answer on each and under SPIR-V (`!defined(__GFX6__) && !defined(__GFX7__)`) is no per-arch
+# construct.
+ROCM_TARGETS: tuple[frozenset[str], ...] = tuple(
+    frozenset({f"__{t}__", f"__GFX{family}__"}) for t, family in (
+        ("gfx900", 9), ("gfx906", 9), ("gfx908", 9), ("gfx90a", 9), ("gfx942", 9), ("gfx950", 9),
+        ("gfx1030", 10), ("gfx1100", 11), ("gfx1101", 11), ("gfx1151", 11), ("gfx1200", 12), ("gfx1201", 12)))
 
 _TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)"
                     r"|(?P<op>&&|\|\||==|!=|<=|>=|<<|>>|[!()<>+\-*/%?:~&|^,]))")
@@ -176,6 +191,44 @@ def evaluate(condition: str, lookup: Callable[[str], Value] = lookup_device) -> 
     except (ValueError, IndexError, RecursionError):
         return None
     return v if p.i == len(toks) else None
+
+
+# Defined per target by some compilers (not for amdgcnspirv): unknown on a GPU.
+PER_TARGET = frozenset({"__amdgcn_processor__", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__",
+                        "__AMDGCN_CUMODE__"})
+_TARGET = re.compile(r"^gfx(?:[6-9][0-9][0-9a-f]|1[0-2][0-9][0-9a-f])$")
+
+
+def _family(name: str) -> int:
+    return int(name[3]) if len(name) == 6 else int(name[3:5])
+
+
+def _target(name: str) -> frozenset[str]:
+    return frozenset({f"__{name}__", f"__GFX{_family(name)}__"})
+
+
+def arch_dependent(condition: str, lookup: Callable[[str], Value] = lookup_device) -> bool:
+    """Whether an arch test can answer differently for some ROCm GPU than for SPIR-V; undecidable counts as
+    yes. lookup is the SPIR-V view (arch-derived macros undefined)."""
+    spirv = evaluate(condition, lookup)
+    if spirv is None:
+        return True
+    named = set(ARCH_MACRO.findall(condition))
+    if any(not _TARGET.match(n) for n in named if n.startswith("gfx")):
+        return True  # `__gfx12__` names no target: whatever it means, it is no test this can decide
+    # and each target or family the condition names, from GFX8 on (GFX6/7 are in no ROCm release)
+    targets = [*ROCM_TARGETS, *(_target(n) for n in named if _TARGET.match(n) and _family(n) >= 8),
+               *(frozenset({f"__{n}__"}) for n in named if n.startswith("GFX") and int(n[3:]) >= 8)]
+    for macros in targets:
+        # on a GPU, a macro the SPIR-V view takes as undefined for being arch-derived or build-defined may
+        # well be defined: only the device environment is known there
+        def on_target(name: str, macros: frozenset[str] = macros) -> Value:
+            if _ARCH_NAME.match(name):
+                return 1 if name in macros else 0
+            return None if name in PER_TARGET else lookup_device(name)
+        if evaluate(condition, on_target) != spirv:
+            return True
+    return False
 
 
 def directive_condition(word: str, rest: str) -> str:

@@ -9,11 +9,12 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.table import Table
 
+from rocm_spirv.jsondoc import schema_id
 from rocm_spirv.migrate.findings import ScanResult
 from rocm_spirv.migrate.gate import TOOLCHAIN_HANDLED, Gate, Verdict, fingerprints
 from rocm_spirv.term import esc, plain
 
-JSON_SCHEMA_ID = "rocm-spirv/migrate-report/1"
+JSON_SCHEMA_ID = schema_id("migrate")
 _STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
 WIDTH = 80
 
@@ -109,3 +110,15 @@ def print_table(console: Console, result: ScanResult, mode: str, changed: list[s
         console.print(f"changed {len(changed)} file(s): {esc(', '.join(sorted(changed))) or 'none'}")
     elif changed and mode in ("report", "check"):
         console.print(f"--apply would change {len(changed)} CMake file(s); --diff shows how")
+
+
+def write_statistics(out: TextIO, result: ScanResult) -> None:
+    """`--statistics`: one line per rule with findings left, most first (as ruff's), for a first look at a
+    large tree; the lines stay whole in a pipe."""
+    counts = Counter(f.rule for f in result.remaining)
+    width = max((len(str(n)) for n in counts.values()), default=1)
+    for rule, n in sorted(counts.items(), key=lambda item: (-item[1], item[0].id)):
+        out.write(f"{n:>{width}}  {rule.id}  {rule.severity.value:<7}  {rule.name}  {plain(rule.summary)}\n")
+    total = sum(counts.values())
+    out.write(f"{total} finding{'s' if total != 1 else ''} in {len(counts)} rule{'s' if len(counts) != 1 else ''}"
+              f"{f'; {len(result.errors)} unreadable' if result.errors else ''}\n")

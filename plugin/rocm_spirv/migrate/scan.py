@@ -114,6 +114,10 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     arch_macros: set[str] = set()
     live_macros: set[str] = set()
     cond_reports: list[FileReport] = []  # sources with #defines that may turn out arch-derived
+    defines: set[str] = set()  # every macro a scanned source #defines
+    wave_aliases: set[str] = set()
+    need_reports: list[FileReport] = []  # sources with findings that hold only once every file is read
+    graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]] = {}  # path -> arch, live, includes
     for rel, kind in walk(root, exclude):
         result.files_scanned += 1
         read = _read(base / rel)
@@ -146,6 +150,12 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 report = source_rules.analyze(rel, text)
                 arch_macros |= report.arch_macros
                 live_macros |= report.live_macros
+                defines |= report.defines
+                wave_aliases |= report.wave_aliases
+                if report.needs:
+                    need_reports.append(report)
+                if report.includes or report.arch_macros:
+                    graph[rel] = (frozenset(report.arch_macros), frozenset(report.live_macros), report.includes)
         except RecursionError:  # absurdly nested JSON or CMake: data, not build logic
             report = FileReport(rel, kind, error="nested too deeply to analyze; skipped")
         if report.findings:
@@ -156,12 +166,15 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             cond_reports.append(report)
         if report.findings or report.edits or report.error or report.pending:
             result.files.append(report)
+    for report in need_reports:
+        _keep_needed(report, defines, wave_aliases)
     cond_defines = [d for r in cond_reports for d in r.cond_defines]
     derived = _derive(arch_macros, live_macros, cond_defines)
     for report in cond_reports:
         source_rules.promote(report, derived)
     live_macros |= {d.name for d in cond_defines} - derived
     _drop_arch_derived(result, derived)
+    _drop_include_derived(result, graph, derived)
     if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
@@ -189,12 +202,63 @@ def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> s
         derived |= new
 
 
+def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str]) -> None:
+    """Findings on build-defined macros stand while no scanned source defines every one of them (then they
+    are the project's own macros); a wave-size alias in a template default, while some file defines it so."""
+    def keep(line: int, column: int) -> bool:
+        kind, names = report.needs.get((line, column), ("", frozenset()))
+        if kind == "build":
+            return not names <= defines
+        if kind == "alias":
+            return bool(names & wave_aliases)
+        return True
+    report.findings[:] = [f for f in report.findings if keep(f.line, f.column)]
+
+
 def _drop_wavefront_uses(result: ScanResult) -> None:
     """The project #defines the wavefront macro itself (a fallback of 64): that definition is the one finding."""
     for report in result.files:
         if report.kind == "source":
             report.findings[:] = [f for f in report.findings
                                   if not (f.rule.id == "RSM202" and f.message.endswith(wave_size.WAVE_USE))]
+    result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
+
+
+MAX_CLOSURE = 256  # headers followed from one file: enough for a library's own tree, bounded on generated ones
+
+
+def _drop_include_derived(result: ScanResult, graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]],
+                          derived: set[str]) -> None:
+    """A macro some header derives from arch macros is undefined under SPIR-V for every file that includes that
+    header (through the project's own #includes), even where an unrelated file of the scan defines it in live
+    code (a CPU backend's own HAS_X): the include graph decides, not the whole scan."""
+    if not graph:
+        return
+    by_suffix: dict[str, str] = {}
+    for path in graph:
+        parts = path.split("/")
+        for i in range(len(parts)):
+            by_suffix.setdefault("/".join(parts[i:]), path)
+
+    def resolve(inc: str, frm: str) -> str | None:
+        local = posixpath.normpath(posixpath.join(posixpath.dirname(frm), inc))
+        return local if local in graph else by_suffix.get(posixpath.normpath(inc))
+
+    for report in result.files:
+        if report.kind != "source" or not any(f.conditions for f in report.findings) or report.path not in graph:
+            continue
+        seen, todo = {report.path}, [report.path]
+        while todo and len(seen) < MAX_CLOSURE:
+            for inc in graph[todo.pop()][2]:
+                target = resolve(inc, report.path)
+                if target is not None and target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        arch = set().union(*(graph[p][0] for p in seen))
+        live = set().union(*(graph[p][1] for p in seen))
+        local = derived | (arch - live)
+        if local != derived:
+            report.findings[:] = [f for f in report.findings if source_rules.live_under(f.conditions, local)]
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
 
 

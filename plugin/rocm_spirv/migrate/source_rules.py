@@ -8,7 +8,16 @@ import re
 from dataclasses import dataclass, field, replace
 
 from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding
-from rocm_spirv.migrate.pp import ARCH_MACRO, Value, directive_condition, evaluate, lookup_device
+from rocm_spirv.migrate.pp import (
+    ARCH_MACRO,
+    BUILD_ARCH_MACRO,
+    BUILD_WAVE_MACRO,
+    Value,
+    arch_dependent,
+    directive_condition,
+    evaluate,
+    lookup_device,
+)
 from rocm_spirv.migrate.source_checks import amdgcn_builtins, arch_macros, asm, wave_size
 from rocm_spirv.migrate.source_checks.amdgcn_builtins import (
     FEATURE_BUILTIN,
@@ -25,8 +34,11 @@ from rocm_spirv.migrate.source_checks.wave_size import (
     CONSTEXPR_WARP,
     FALLBACK_GUARD,
     RETURN_WARP,
+    WAVE_SOURCE,
     WAVEFRONT,
+    build_wave_use,
     defines_wave_size,
+    warp_alias_use,
     warp_constant,
     warp_returned,
     wave_use,
@@ -40,7 +52,9 @@ RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULE
 RULE_TOKENS = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
                HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize",), INLINE_ASM: ("asm",),
                FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
-_CHEAP = tuple(t for rx, ts in RULE_TOKENS.items() if rx is not FEATURE_BUILTIN for t in ts)
+# build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A), configure-time wave sizes, wave-size aliases
+PROJECT_TOKENS = ("_GFX", "WAVEFRONT_SIZE", "WARP")
+_CHEAP = (*(t for rx, ts in RULE_TOKENS.items() if rx is not FEATURE_BUILTIN for t in ts), *PROJECT_TOKENS)
 
 
 def may_match(text: str) -> bool:
@@ -94,9 +108,20 @@ DEVICE_SUFFIXES = (".hip", ".cu", ".cuh")
 DEVICE_MARKERS = ("__global__", "__device__", "hip_runtime", "__HIP_DEVICE_COMPILE__", "__builtin_amdgcn_",
                   "__HIPCC__", "__launch_bounds__", "__CUDA_ARCH__")
 # Whole tokens only: miniaudio's `ma_job_process__device__aaudio_reroute` holds "__device__" and is host code.
-DEVICE_MARKER = re.compile(r"(?<!\w)(?:" + "|".join(DEVICE_MARKERS) + ")")
+# A project's own device-function marker (ROCPRIM_DEVICE, LIB_DEVICE, defined to __device__) marks one too,
+# where it starts a declaration (`ROCPRIM_DEVICE __forceinline__ T f(…)`), not an enumerator (MA_NO_DEVICE = …).
+PROJECT_DEVICE = r"^[ \t]*(?:template\s*<[^>]*>\s*)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_DEVICE[ \t]+[A-Za-z_]"
+DEVICE_MARKER = re.compile(r"(?<!\w)(?:" + "|".join(DEVICE_MARKERS) + r")|(?m:" + PROJECT_DEVICE + ")")
+BUILD_SCOPE_SUFFIXES = (*DEVICE_SUFFIXES, ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp")
+DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__)(?!\w)|(?m:" + PROJECT_DEVICE + ")")
+# `static_assert(false, "…")` under an arch test rejects a configuration, like #error: inert under SPIR-V
+INERT_ASSERT = re.compile(r"^\s*static_assert\s*\(\s*(?:false|0)\s*,")
+DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+# a wave-size alias as a template argument's default: `template <int W = LIB_DEVICE_WARP_THREADS>`
+ALIAS_DEFAULT = re.compile(r"=\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\s*[,>]")
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
 
 
@@ -118,6 +143,9 @@ class _Group:
     macros: list[str] = field(default_factory=list)  # the arch macros that finding names
     defines: list[str] = field(default_factory=list)  # macros its dead arch branches define
     direct: bool = False  # some condition names an arch macro itself (an arch-value helper's #if)
+    helper: bool = False  # the chain picks a value (RSM207): one construct, its #elif lines are not more
+    builtin_test: bool = False  # the current branch tests __has_builtin (RSM206 covers the builtins in it)
+    elifs: list[int] = field(default_factory=list)  # indices of the RSM201 findings of its #elif lines
     code: bool = False  # the chain holds more than #error/#warning lines
     wave: bool = False  # the chain's test of the wavefront macro is reported
     line: int = 0  # the current branch's directive: where a finding about its condition goes
@@ -164,17 +192,35 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
     derived = set(arch_derived)
     raw_lines = text.splitlines()
     lines = stripped.splitlines()
-    if not any(can.values()):
+    if not any(can.values()) and not any(t in stripped for t in PROJECT_TOKENS):
         return report
     directives = _directives(lines) if "#" in stripped else {}
     visible = device_visible(path, text)
+    report.defines = set(DEFINE_NAME.findall(stripped)) if "define" in stripped else set()
+    # The build defines its per-arch macros for the host pass too: a .cpp without device functions tests
+    # them in host code (a warning about the chosen GPU), not in the device code SPIR-V changes.
+    build_scope = path.lower().endswith(BUILD_SCOPE_SUFFIXES) or DEVICE_CODE.search(stripped) is not None
+
+    def build(name: str) -> bool:
+        """A per-arch macro the build defines (no #define here; the scan checks the other files)."""
+        return build_scope and "_GFX" in name and name not in report.defines and \
+            BUILD_ARCH_MACRO.fullmatch(name) is not None
 
     def lookup(name: str) -> Value:
-        return 0 if name in derived and name not in report.live_macros else lookup_device(name)
+        return 0 if (name in derived and name not in report.live_macros) or build(name) else lookup_device(name)
 
-    def is_arch(cond: str) -> bool:
-        return bool(ARCH_MACRO.search(cond)) or any(
-            n in derived and n not in report.live_macros for n in IDENT.findall(cond))
+    def direct_names(cond: str) -> list[str]:
+        """The arch macros (and build-defined per-arch macros) an arch-dependent condition names."""
+        names = [*arch_names(cond), *dict.fromkeys(n for n in IDENT.findall(cond) if build(n))]
+        return names if names and arch_dependent(cond, lookup) else []
+
+    def is_arch(cond: str, direct: list[str]) -> bool:
+        return bool(direct) or any(n in derived and n not in report.live_macros for n in IDENT.findall(cond))
+
+    def need_build(finding: Finding, names: list[str]) -> None:
+        """A finding that stands on build-defined macros only: dropped if another file defines them all."""
+        if names and all(build(n) for n in names):
+            report.needs[(finding.line, finding.column)] = ("build", frozenset(names))
 
     stack: list[_Group] = []
     enum_reported: set[int] = set()  # #if nesting levels whose arch chain is already reported as a helper
@@ -188,6 +234,9 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
     wave_defined = False  # the file #defines the wavefront macro itself: that definition is the finding
     pm: re.Match[str] | None = None
     cond = word = ""
+    direct: list[str] = []
+    inert = False  # inside a static_assert(false, …) under an #if
+    drop: set[int] = set()  # indices of findings a value chain absorbed
     sure: set[str] = set()  # macros #defined where no undecided condition can turn out false
     for idx, line in enumerate(lines):
         if idx <= skip_to:
@@ -204,9 +253,14 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 asm_in_macro(path, idx, skip_to, lines, raw_lines, dm.group(2), add, conds, visible)
             if dm and live:
                 name, body = dm.group(2), dm.group(3)
+                if dm.group(1) == "define" and WAVE_SOURCE.search(body):
+                    report.wave_aliases.add(name)
                 if dm.group(1) == "define" and ARCH_MACRO.search(body):
                     report.arch_macros.add(name)
                     derived.add(name)
+                elif dm.group(1) == "define" and name in derived and name not in report.live_macros and \
+                        body.strip() in ("0", "(0)"):
+                    pass  # `#if !defined(X) / #define X 0` for an arch-derived X: 0 under SPIR-V, as undefined
                 elif dm.group(1) == "define":
                     report.live_macros.add(name)
                     if conds and _may_die(conds):
@@ -222,37 +276,45 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             if stack and not stack[-1].code and not (pm or ERROR_DIRECTIVE.match(full)):
                 for g in stack:  # code in a nested chain is code of every chain around it
                     g.code = True
+            direct = []
             if pm:
                 word, rest = pm.group(1), pm.group(2)
                 cond = directive_condition(word, rest)
+                direct = direct_names(cond) if word not in ("else", "endif") else []
                 if word in ("if", "ifdef", "ifndef"):
-                    g = _Group(parent_live=live, arch=is_arch(cond), direct=bool(ARCH_MACRO.search(cond)),
+                    g = _Group(parent_live=live, arch=is_arch(cond, direct), direct=bool(direct),
                                line=no, col=_indent(snippet), snippet=snippet)
                     v = evaluate(cond, lookup)
                     g.live, g.taken, g.unknown = live and v != 0, v, cond if v is None else ""
+                    g.builtin_test = HAS_BUILTIN.search(cond) is not None
                     g.prior.append(cond)
                     stack.append(g)
-                    if live and ARCH_MACRO.search(cond):
-                        g.finding, g.macros = len(report.findings), arch_names(cond)
-                        add(arch_finding(path, no, cond, full, snippet, conds))
+                    if live and direct:
+                        g.finding, g.macros = len(report.findings), direct
+                        add(arch_finding(path, no, cond, full, snippet, conds, direct))
+                        need_build(report.findings[-1], direct)
                 elif word in ("elif", "elifdef", "elifndef") and stack:
                     g = stack[-1]
                     v = evaluate(cond, lookup)
-                    g.arch = g.arch or is_arch(cond)
-                    g.direct = g.direct or bool(ARCH_MACRO.search(cond))
+                    g.arch = g.arch or is_arch(cond, direct)
+                    g.direct = g.direct or bool(direct)
                     g.live = g.parent_live and g.taken != 1 and v != 0
                     g.unknown = _effective(cond, g.prior) if (v is None or g.taken is None) and g.live else ""
                     g.taken = 1 if g.taken == 1 or v == 1 else None if g.taken is None or v is None else 0
                     g.line, g.col, g.snippet, g.pending = no, _indent(snippet), snippet, -1
+                    g.builtin_test = HAS_BUILTIN.search(cond) is not None
                     g.prior.append(cond)
-                    if g.parent_live and ARCH_MACRO.search(cond):
+                    if g.parent_live and direct and not g.helper:
                         outer = tuple(x.unknown for x in stack[:-1] if x.unknown)
-                        add(arch_finding(path, no, cond, full, snippet, outer))
+                        g.elifs.append(len(report.findings))
+                        add(arch_finding(path, no, cond, full, snippet, outer, direct))
+                        need_build(report.findings[-1], direct)
                 elif word == "else" and stack:
                     g = stack[-1]
                     g.live = g.parent_live and g.taken != 1
                     g.unknown = _effective("", g.prior) if g.taken is None and g.live else ""
                     g.taken = 1
+                    g.builtin_test = False
                     g.line, g.col, g.snippet, g.pending = no, _indent(snippet), snippet, -1
                 elif word == "endif" and stack:
                     g = stack.pop()
@@ -266,11 +328,13 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                         if names:
                             report.findings[g.finding] = replace(
                                 f, message=f"{f.message}; so is {names}, defined under it (its uses are covered here)")
-            arch_directive = bool(pm and ARCH_MACRO.search(cond))  # its RSM201 finding names the rest
+            arch_directive = bool(direct)  # its RSM201 finding names the rest
             tests = [m for m in HAS_BUILTIN.finditer(full)] if live and can[HAS_BUILTIN] and not arch_directive else []
             if tests:
                 add(has_builtin_tests(path, no, tests, snippet, conds))
             wm = WAVEFRONT.search(full) if live and can[WAVEFRONT] and not wave_defined and not arch_directive else None
+            if live and not wm and not dm and pm and word not in ("endif", "else") and not arch_directive:
+                _build_wave(report, path, no, full, snippet, conds)
             if wm and dm and dm.group(1) == "define" and WAVEFRONT.fullmatch(dm.group(2)):
                 wave_defined = True
                 add(defines_wave_size(path, no, wm, dm.group(3), snippet, conds))
@@ -279,12 +343,15 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     stack[-1].wave = True
                 add(wave_use(path, no, wm, snippet, conds))
             continue
+        if inert or (stack and INERT_ASSERT.match(line)):
+            inert = ";" not in line
+            continue
         if stack and not stack[-1].code and line.strip():
             for g in stack:
                 g.code = True
         if not live:
             if stack and _arch_dead(stack) and stack[-1].direct and not stack[-1].live:
-                _helper(report, stack[-1], enum_helper(path, no, line, snippet, stack, enum_reported, conds))
+                _helper(report, stack[-1], enum_helper(path, no, line, snippet, stack, enum_reported, conds), drop)
             continue
         arch_uses = list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(line)))
         if arch_uses:
@@ -292,6 +359,16 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
         for m in (WAVEFRONT.finditer(line) if can[WAVEFRONT] and not wave_defined else ()):
             add(wave_use(path, no, m, snippet, conds))
             break
+        else:
+            if "WAVEFRONT_SIZE" in line:
+                _build_wave(report, path, no, line, snippet, conds)
+        if "WARP" in line or "WAVE" in line:
+            alias_line = "template" in line or (idx > 0 and "template" in lines[idx - 1])
+            for m in (ALIAS_DEFAULT.finditer(line) if alias_line else ()):
+                if m.group(1) not in report.defines or m.group(1) in report.wave_aliases:
+                    add(warp_alias_use(path, no, m.start(1) + 1, m.group(1), snippet, conds))
+                    report.needs[(no, m.start(1) + 1)] = ("alias", frozenset({m.group(1)}))
+                    break
         for m in (HAS_BUILTIN.finditer(line) if can[HAS_BUILTIN] else ()):
             add(has_builtin(path, no, m, snippet, conds))
         head = CONSTEXPR_FN.search(line) if can[CONSTEXPR_WARP] else None
@@ -312,7 +389,11 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     not gpu_asm(asm_text(raw_lines, idx, m.start()), visible):
                 continue
             add(inline_asm(path, no, m, snippet, conds))
-        guarded_line = guard_next or guard_until is not None or any(g.arch for g in stack)
+        # Inside an arch chain, a live line is compiled for SPIR-V (the #else of `#ifdef __gfx12__` is its
+        # path) unless the branch is still undecided (`defined(__gfx90a__) || defined(FOO)`).
+        # Under `#if __has_builtin(__builtin_amdgcn_…)` the builtin is that test's construct (RSM206).
+        guarded_line = guard_next or guard_until is not None or any(
+            (g.arch and g.unknown) or g.builtin_test for g in stack)
         gm = GUARD_CALL.search(line)
         if gm:
             guarded_line = True
@@ -328,17 +409,21 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             for m in FEATURE_BUILTIN.finditer(line):
                 add(unguarded(path, no, m, snippet, conds))
         if stack and stack[-1].direct:
-            _helper(report, stack[-1], enum_helper(path, no, line, snippet, stack, enum_reported, conds))
+            _helper(report, stack[-1], enum_helper(path, no, line, snippet, stack, enum_reported, conds), drop)
         depth += line.count("{") - line.count("}")
         if guard_until is not None and depth <= guard_until:
             guard_until = None
         if constexpr_fn is not None and constexpr_fn >= 0 and depth <= constexpr_fn:
             constexpr_fn = None
+    if drop:
+        report.findings[:] = [f for i, f in enumerate(report.findings) if i not in drop]
     if report.findings and derived - set(arch_derived):
         report.findings[:] = [f for f in report.findings if live_under(f.conditions, derived - report.live_macros)]
     # what the scan sees as surely live; the rest waits for every file's arch-derived macros
     report.live_macros -= {d.name for d in report.cond_defines} - sure
     report.findings.sort(key=lambda f: (f.line, f.column))
+    if report.findings or report.arch_macros or report.live_macros:
+        report.includes = tuple(INCLUDE.findall(text))  # the include graph: derived macros of other headers
     return report
 
 
@@ -388,14 +473,26 @@ def promote(report: FileReport, derived: set[str]) -> None:
     report.findings.sort(key=lambda f: (f.line, f.column))
 
 
-def _helper(report: FileReport, g: _Group, ret: Finding | None) -> None:
-    """A helper's arch-chosen return: the chain's own RSM201, if it has one, becomes this one finding."""
+def _helper(report: FileReport, g: _Group, ret: Finding | None, drop: set[int]) -> None:
+    """A helper's arch-chosen return: the chain's own RSM201, if it has one, becomes this one finding, and the
+    RSM201s of its #elif lines are part of it."""
     if ret is None:
         return
     if g.finding is not None and report.findings[g.finding].rule is arch_macros.RSM201:
         report.findings[g.finding] = arch_macros.helper_chain(report.findings[g.finding], ret, g.macros)
-    else:
+        g.helper = True
+        drop.update(g.elifs)
+    elif not g.helper:
         report.findings.append(ret)
+
+
+def _build_wave(report: FileReport, path: str, no: int, text: str, snippet: str, conds: tuple[str, ...]) -> None:
+    """A configure-time wave size (PROJ_AMDGCN_WAVEFRONT_SIZE) no source defines: one finding per line."""
+    for m in BUILD_WAVE_MACRO.finditer(text):
+        if m.group(0) not in report.defines:
+            report.findings.append(build_wave_use(path, no, m.start() + 1, m.group(0), snippet, conds))
+            report.needs[(no, m.start() + 1)] = ("build", frozenset({m.group(0)}))
+            return
 
 
 def _arch_dead(stack: list[_Group]) -> bool:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+MAKEFILES_PREFIX = ("Makefile.", "makefile.")
 PRESETS = frozenset({"CMakePresets.json", "CMakeUserPresets.json"})
 SOURCE_SUFFIXES = frozenset({".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".c", ".h", ".hh", ".hpp",
                              ".hxx", ".inl", ".ipp", ".tpp", ".cl"})
@@ -18,7 +19,8 @@ def classify(name: str) -> str | None:
     """cmake, make, presets, source, or None for files the scan ignores."""
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return "cmake"
-    if name in MAKEFILES or name.endswith(".mk"):
+    # Makefile.<name> (Makefile.kokkos, Makefile.common) and *.mk are make include files
+    if name in MAKEFILES or name.endswith(".mk") or (name.startswith(MAKEFILES_PREFIX) and len(name) > 9):
         return "make"
     if name in PRESETS:
         return "presets"

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv import __version__
-from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.fsutil import sha256_file, write_atomic
 from rocm_spirv.inspect.base import FormatError
 from rocm_spirv.inspect.report import SPIRV, Entry, FileReport
 from rocm_spirv.inspect.scan import inspect_path
+from rocm_spirv.toolchain.provision import read_manifest
 
 SCHEMA = 1
 FILENAME = "rocm_spirv.json"
@@ -78,6 +79,21 @@ def object_json(t: TargetLine, reports: tuple[FileReport, ...], default_offload:
     }
 
 
+def compiler_json(path: str, compiler_id: str, version: str) -> dict[str, str]:
+    """The compiler as a published wheel may name it: by file name, id, version and the sha256 of the
+    clang that did the work (a provisioned prefix's wrapper names the clang it wraps), never by the
+    build machine's path (a home folder, a user name)."""
+    out = {"name": Path(path).name, "id": compiler_id, "version": version}
+    if path:
+        exe = Path(path).resolve()
+        manifest = read_manifest(exe.parent.parent) if exe.parent.name == "bin" else None
+        if manifest is not None and Path(manifest.llvm_clang).is_file():
+            exe = Path(manifest.llvm_clang).resolve()
+        if exe.is_file():
+            out["sha256"] = sha256_file(exe)
+    return out
+
+
 def build_record(targets: list[TargetLine], compiler: dict[str, str], project: str,
                  default_offload: str) -> dict[str, Any]:
     objects = [object_json(t, inspect_path(t.file).files, default_offload) for t in targets]
@@ -119,7 +135,8 @@ def read_record(wheel: Path) -> dict[str, Any]:
 def describe(wheel: Path, record: dict[str, Any]) -> list[str]:
     """The record in lines a log keeps: one per shared object, the wheel's totals first."""
     compiler = record.get("compiler") or {}
-    lines = [f"{wheel}: offload {record.get('offload', '?')}, built by {compiler.get('path') or '?'} "
+    lines = [f"{wheel}: offload {record.get('offload', '?')}, built by "
+             f"{compiler.get('name') or compiler.get('path') or '?'} "
              f"({compiler.get('id', '')} {compiler.get('version', '')})".rstrip()]
     for so in record.get("shared_objects", []):
         targets = ",".join(so.get("targets", [])) or "no device code"

@@ -22,6 +22,8 @@ RSM113 = Rule("RSM113", "rocm-check-target-ids", E, "rocm_check_target_ids filte
 
 
 def check_target_ids(file: Analyzer, cmd: Command) -> None:
+    if cmd.values():  # its output is a list derived from the target list: branches on it are per-arch
+        file.arch_lists.add(cmd.values()[0])
     file.add(RSM113, cmd, "rocm_check_target_ids filters the target list against code-object targets",
              "skip it when ROCM_SPIRV_OFFLOAD is spirv, or append amdgcnspirv after the check",
              Redirect.BUILD_FILE)

@@ -3,6 +3,7 @@ settings met on the way are reported under their own rules."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.allow_lists import RSM108
@@ -47,6 +48,13 @@ def redirect_for_set(file: Analyzer, var: str, cache: bool, force: bool) -> tupl
     return Redirect.BUILD_FILE, "a plain set() after project() replaces the toolchain file's value"
 
 
+def _read_later(file: Analyzer, var: str, cmd: Command) -> bool:
+    """Whether the file reads var after cmd: `${var}`, `LISTS var`, `IN_LIST var`, or a test in if()."""
+    rest = file.src[cmd.end:]
+    return f"${{{var}}}" in rest or re.search(
+        rf"\b(?:LISTS|IN_LIST|DEFINED)\s+{var}\b|\bif\s*\(\s*(?:NOT\s+)?\"?{var}\b", rest) is not None
+
+
 def set_command(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
     if not values:
@@ -88,6 +96,10 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     if var in TARGET_VARS:
         if items and all(i.lower() == "amdgcnspirv" for i in items):
             return
+        if items and all(i.upper() in ("OFF", "FALSE", "NO", "0") for i in items):
+            return  # CMAKE_HIP_ARCHITECTURES OFF: CMake passes no arch flag at all
+        if not items and cache and not _read_later(file, var, cmd):
+            return  # an empty cache default nothing here reads (set before find_package so it keeps none)
         redirect, why = redirect_for_set(file, var, cache, force)
         source = ", ".join(gfx_items[:6]) + (" …" if len(gfx_items) > 6 else "") if gfx_items else " ".join(rest)
         kind = "defaulted" if any(var in b.defaults for b in file.stack) else "set"
@@ -128,6 +140,13 @@ def list_command(file: Analyzer, cmd: Command) -> None:
         file.add(RSM114, cmd, f"list(GET {var} {' '.join(values[2:-1])} {out}) takes one entry of the target "
                  "list; under SPIR-V it is amdgcnspirv, not a gfx name", "do not name files or settings after "
                  f"{out or 'the entry'} under SPIR-V (branch on ROCM_SPIRV_OFFLOAD)", Redirect.BUILD_FILE)
+    elif op in ("APPEND", "PREPEND", "INSERT") and var not in TARGET_VARS:
+        items = [i for v in values[2:] for i in split_list(v)]
+        gfx = [i for i in items if GFX.search(i)]
+        if gfx and all(ARCH_ITEM.match(i) for i in items):
+            file.arch_lists.add(var)
+            file.add(RSM101, cmd, f"appends arch names to {var} ({', '.join(gfx[:6])})",
+                     "check where it is passed; under SPIR-V the list is amdgcnspirv", Redirect.BUILD_FILE)
     elif op in ("APPEND", "PREPEND", "INSERT") and var in TARGET_VARS:
         items = [i for v in values[2:] for i in split_list(v)]
         gfx = [i for i in items if GFX.search(i)]

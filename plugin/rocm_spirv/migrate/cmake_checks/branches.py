@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.allow_lists import RSM108
@@ -22,6 +23,9 @@ RSM106 = Rule("RSM106", "arch-branch", W, "the build branches on the target list
               unreachable=True)
 
 
+ARCH_OPTION = re.compile(r"(?:^|_)(?:AMD|AMDGPU|GPU|HIP)_?ARCH(?:S|ITECTURES?)?$")
+
+
 def condition(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
     names = {n for a in cmd.args for n in arg_names(a)}
@@ -29,7 +33,8 @@ def condition(file: Analyzer, cmd: Command) -> None:
     if GUARD_VAR in names:
         return
     arch = file.arch_names()
-    targets = names & arch
+    # a project's own arch option (PROJ_AMD_ARCH, MY_GPU_ARCHS), tested against gfx names below
+    targets = (names & arch) | {n for n in names if ARCH_OPTION.search(n)}
     allow = {n for n in names if ALLOW_NAME.search(n) and n not in TARGET_VARS}
     if "IN_LIST" in upper and allow and (targets or allow & file.arch_lists):
         file.add(RSM108, cmd, f"the condition validates target names against {', '.join(sorted(allow))}",

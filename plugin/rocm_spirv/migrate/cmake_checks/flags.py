@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.topic import Topic
-from rocm_spirv.migrate.cmake_lexer import Command
-from rocm_spirv.migrate.cmake_words import ARCH_FLAG, FLAGS_VAR, GFX, cmd_words, flag_words, option_target
+from rocm_spirv.migrate.cmake_lexer import Command, split_list
+from rocm_spirv.migrate.cmake_words import ARCH_FLAG, FLAGS_VAR, GFX, cmd_words, compiler_flag, option_target
 from rocm_spirv.migrate.findings import E, Redirect, Rule, W
 
 if TYPE_CHECKING:
@@ -28,15 +28,46 @@ RSM105 = Rule("RSM105", "amdgpu-backend-option", W, "-mllvm -amdgpu-* backend op
               example=('CMakeLists.txt', 'project(p)\nadd_compile_options(-mllvm -amdgpu-early-inline-all=true)\n'))
 
 
+PROBE = re.compile(r"^check_\w*_(?:compiler_flag|source_compiles|source_runs)$")
+
+
+def _words(file: Analyzer, cmd: Command) -> list[str]:
+    """The flag words a command passes: not the pattern string(REGEX REPLACE) removes; inside a function
+    body, with the file's variables expanded (`${AMDGPU_ARCH_FLAG}=${FLAG}` is `--offload-arch=${FLAG}`)."""
+    values = cmd.values()
+    if cmd.name == "string" and values[:2] == ["REGEX", "REPLACE"]:
+        values = values[:2] + values[3:]
+    elif cmd.name == "string" and values[:1] == ["REPLACE"]:
+        values = values[:1] + values[2:]
+    if file.function():
+        values = [file.variables.expand(v) for v in values]
+    return [compiler_flag(w) for v in values for item in split_list(v) for w in item.split()]
+
+
+def _c_flags(cmd: Command) -> bool:
+    """set()/string(APPEND) of CMAKE_C_FLAGS*: the C compiler compiles no HIP."""
+    values = cmd.values()
+    var = values[0] if cmd.name == "set" and values else values[1] if cmd.name == "string" and len(values) > 1 \
+        else ""
+    return bool(re.match(r"CMAKE_C_FLAGS", var))
+
+
 def flags(file: Analyzer, cmd: Command) -> None:
-    words = flag_words(cmd)
+    if _c_flags(cmd):
+        return
+    words = _words(file, cmd)
+    if any(w.startswith("-fsycl") for w in words):
+        return  # a SYCL compile (Kokkos' SYCL backend on AMD or NVIDIA GPUs), not HIP
     legacy = [w for w in words if re.match(r"--?amdgpu-target=", w)]
     if legacy:
         file.add(RSM104, cmd, f"legacy spelling {legacy[0]}", "replace with the target list (GPU_TARGETS / "
                  "rocm_spirv_target); --offload-arch=amdgcnspirv if a flag is unavoidable", Redirect.BUILD_FILE)
     for i, w in enumerate(words):
-        if w == "-mllvm" and i + 1 < len(words) and words[i + 1].startswith("-amdgpu-"):
-            file.add(RSM105, cmd, f"backend option -mllvm {words[i + 1]}",
+        option = words[i + 1] if w == "-mllvm" and i + 1 < len(words) else w[len("-mllvm="):] if \
+            w.startswith("-mllvm=") else ""
+        # check_cxx_compiler_flag("-mllvm --amdgpu-…"): a probe; where the option is used is the finding
+        if option.startswith(("-amdgpu-", "--amdgpu-")) and not PROBE.match(cmd.name):
+            file.add(RSM105, cmd, f"backend option -mllvm {option}",
                      "drop it under SPIR-V (the JIT does not see it), or keep the kernel native (hybrid)",
                      Redirect.BUILD_FILE)
             break
@@ -44,6 +75,10 @@ def flags(file: Analyzer, cmd: Command) -> None:
     arch += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--offload-arch" and
              words[i + 1] != "amdgcnspirv"]
     mcpu = [w for w in words if file.amd_mcpu(w)]
+    fn = file.function()
+    if fn and arch and all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
+        file.fn_arch.setdefault(fn, cmd)  # per arch where a loop calls it: that loop is the construct
+        return
     loop = file.in_loop_over_targets()
     if loop is not None:
         if not arch:
@@ -80,4 +115,13 @@ def flags(file: Analyzer, cmd: Command) -> None:
         wrap(file, cmd)
 
 
-TOPIC = Topic(rules=(RSM103, RSM104, RSM105), every=flags)
+def uncalled_functions(file: Analyzer) -> None:
+    """A function passing --offload-arch=${param} that no per-arch loop here calls: the flag is the finding."""
+    for fn, cmd in file.fn_arch.items():
+        if fn not in file.fn_looped:
+            file.add(RSM103, cmd, f"passes an --offload-arch= of its argument in {fn}()",
+                     "remove it and let the target list decide (rocm_spirv_target / ROCM_SPIRV_OFFLOAD)",
+                     Redirect.BUILD_FILE)
+
+
+TOPIC = Topic(rules=(RSM103, RSM104, RSM105), every=flags, end=uncalled_functions)

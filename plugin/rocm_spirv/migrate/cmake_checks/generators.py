@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.topic import Topic
@@ -33,6 +34,10 @@ def generator(file: Analyzer, cmd: Command) -> None:
         return
     if not file.mentions_targets(cmd) or file.in_loop_over_targets():
         return
+    values = cmd.values()
+    if cmd.name not in GENERATOR_COMMANDS and cmd.args and cmd.args[0].kind == "unquoted" and \
+            re.fullmatch(r"[A-Za-z_]\w*", values[0]) and values[0] not in file.arch_names():
+        file.arch_lists.add(values[0])  # get_archs(OUT ${GPU_TARGETS}): branches on OUT are per-arch
     file.add(RSM109, cmd, f"{cmd.name}() receives the target list",
              "pass amdgcnspirv only if the generator supports SPIR-V; otherwise keep its kernels native "
              "(rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", Redirect.BUILD_FILE)

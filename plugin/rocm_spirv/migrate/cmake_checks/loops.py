@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.flags import RSM103
 from rocm_spirv.migrate.cmake_checks.topic import Topic
-from rocm_spirv.migrate.cmake_lexer import Command
+from rocm_spirv.migrate.cmake_lexer import Command, refs
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, cmd_words, flag_words
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
@@ -28,10 +29,31 @@ RSM107 = Rule("RSM107", "per-arch-loop", W, "a loop over targets adds per-arch s
               unreachable=True)
 
 
+FLAG_BUILDERS = frozenset({"list", "set", "string"})
+
+
 def loop_body(file: Analyzer, cmd: Command) -> None:
     """What a command inside a foreach() over the target list does per arch."""
     name = cmd.name
+    values = cmd.values()
+    fn = file.function()
+    if fn and name not in ("function", "macro"):
+        file.fn_calls.setdefault(fn, set()).add(name.lower())
+        if name in DEFINES_SOURCES and {r.name for a in cmd.args for r in refs(a.value)} & file.function_params():
+            file.fn_commands.add(fn)  # add_custom_command(OUTPUT k_${ARCH}.co …): per arch where a loop calls it
+    inner = next((b for b in reversed(file.stack) if b.kind == "foreach"), None)
+    if inner is not None and not inner.over_targets and name == "list" and values[:1] == ["GET"] and \
+            len(values) > 1 and values[1] in file.arch_lists:
+        inner.over_targets = True  # list(GET <arch list> ${i} FLAG): each pass takes one arch name
     loop = file.in_loop_over_targets()
+    chain = file.per_arch_function(name) if loop is not None else []
+    if chain and loop is not None:
+        file.fn_looped.update(chain)
+        loop.body.append(f"{' -> '.join(chain)}() per arch")
+    if loop is not None and name == "list" and values[:1] in (["APPEND"], ["PREPEND"]) and len(values) > 2 and \
+            any(re.search(r"\$\{" + re.escape(loop.loop_var) + r"\}:[a-z]+[+-]", v) for v in values[2:]):
+        loop.body.append("target-ID feature suffixes (:xnack+)")  # amdgcnspirv:xnack+ is no target
+        file.arch_lists.add(values[1])
     if loop is not None and name in DEFINES_SOURCES:
         loop.body.append(name)
     if loop is not None and any(file.amd_mcpu(w) for w in cmd_words(cmd)):
@@ -39,12 +61,20 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
     if loop is not None and any("clang-offload-bundler" in w or w.startswith("-targets=") for w in cmd_words(cmd)):
         loop.body.append("clang-offload-bundler")  # one bundle entry per arch: never a mere probe
     if loop is not None and any(ARCH_FLAG.match(w) for w in flag_words(cmd)):
-        loop.arch_flags = True
+        if name in FLAG_BUILDERS:
+            loop.var_flags = True  # list(APPEND flags --offload-arch=${t}): the user's own list, as words
+        else:
+            loop.arch_flags = True
 
 
 def loop_finding(file: Analyzer, b: Block) -> None:
     body = sorted(set(b.body))
     handled = any(x.guarded for x in file.stack) or b.guarded
+    if not body and not b.arch_flags and b.var_flags and b.pinned_flags:
+        file.add(RSM103, b.cmd, "foreach over the target list builds --offload-arch= words naming a gfx target",
+                 "use the loop's entry (amdgcnspirv under SPIR-V), not a fixed target", Redirect.BUILD_FILE,
+                 handled=handled)
+        return
     if not body and b.arch_flags:
         if b.flag_targets:
             file.target_findings.setdefault(len(file.report.findings), set()).update(b.flag_targets)

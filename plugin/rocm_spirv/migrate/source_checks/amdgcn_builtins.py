@@ -19,10 +19,13 @@ RSM206 = Rule("RSM206", "has-builtin-arch-test", E, "__has_builtin(__builtin_amd
                        '#endif\n'))
 RULES = (RSM205, RSM206)
 
+# ds_swizzle and s_setprio are not here: every GCN/RDNA target and amdgcnspirv accept them.
 FEATURE_BUILTIN = re.compile(
     r"\b__builtin_amdgcn_(mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|s?dot\d\w*|fdot2\w*"
-    r"|permlane\w+|ds_swizzle|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
-    r"|cvt_pk_\w+|s_setprio|s_sleep_var|ballot_w64|ballot_w32"
+    r"|permlane\w+|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
+    r"|cvt_pk_\w+|s_sleep_var|ballot_w64|ballot_w32"
+    # GFX6-GFX10.3 only (no s_memtime/s_memrealtime on GFX11+), GFX6-GFX9 only (buffer_wbinvl1)
+    r"|s_memtime|s_memrealtime|buffer_wbinvl1\w*"
     r"|s_waitcnt)\b")  # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_\w+\s*\)")
 GUARD_CALL = re.compile(r"__builtin_amdgcn_(processor_is|is_invocable)\s*\(")

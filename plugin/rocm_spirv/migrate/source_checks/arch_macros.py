@@ -25,7 +25,10 @@ RSM207 = Rule("RSM207", "arch-enum-helper", E, "a helper derives the architectur
 RULES = (RSM201, RSM207)
 
 # a constant: a number, an enumerator (Arch::gfx90a), an ALL_CAPS macro, true/false; not a local variable
-RETURN_VALUE = re.compile(r"\breturn\s+(?:\d+[uUlL]*|[A-Za-z_]\w*(?:::\w+)+|[A-Z][A-Z0-9_]*|true|false)\s*;")
+_CONSTANT = r"(?:\d+[uUlL]*|[A-Za-z_]\w*(?:::\w+)+|[A-Z][A-Z0-9_]*|true|false)"
+RETURN_VALUE = re.compile(r"\breturn\s+" + _CONSTANT + r"\s*;")
+# or a compile-time constant defined to one: `static constexpr int WarpSize = 64;`
+CONSTANT_DEF = re.compile(r"\bconstexpr\b[^;=(){}]*?\b(?P<name>[A-Za-z_]\w*)\s*=\s*" + _CONSTANT + r"\s*;")
 
 ARCH_FIX = ("branch at JIT time: if (__builtin_amdgcn_processor_is(\"gfx90a\")) … (LLVM >= 23); or keep this kernel "
             "native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS gfx90a)")
@@ -43,23 +46,29 @@ def arch_names(cond: str) -> list[str]:
     return list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(cond)))
 
 
-def arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: tuple[str, ...]) -> Finding:
-    names = arch_names(cond)
+def arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: tuple[str, ...],
+                 names: list[str] | None = None) -> Finding:
+    """An arch test; names: its arch macros, and per-arch macros the build defines (no source does)."""
+    names = names or arch_names(cond)
     col = full.find(names[0]) + 1
     verb = "is" if len(names) == 1 else "are"
-    return finding(RSM201, path, no, col, f"{', '.join(names)} {verb} undefined under amdgcnspirv", ARCH_FIX,
+    own = [n for n in names if not ARCH_MACRO.fullmatch(n)]
+    why = (f" ({'a per-arch macro' if len(own) == 1 else 'per-arch macros'} the build defines from its target "
+           "list; none is defined for amdgcnspirv)") if own else ""
+    return finding(RSM201, path, no, col, f"{', '.join(names)} {verb} undefined under amdgcnspirv{why}", ARCH_FIX,
                    snippet, conds)
 
 
 def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, reported: set[int],
                 conds: tuple[str, ...]) -> Finding | None:
     """A `return <constant>` inside an arch #if chain, once per chain level."""
-    m = RETURN_VALUE.search(line)
+    m = RETURN_VALUE.search(line) or CONSTANT_DEF.search(line)
     if m is None or len(stack) in reported:
         return None
     reported.add(len(stack))
+    what = f"defines {m.group('name')} as a value" if "name" in m.groupdict() else "returns a value"
     return finding(RSM207, path, no, m.start() + 1,
-                   "returns a value chosen by an arch #if; under SPIR-V only the fallback is compiled",
+                   f"{what} chosen by an arch #if; under SPIR-V only the fallback is compiled",
                    "query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
                    "hipDeviceProp_t.gcnArchName on the host", snippet, conds)
 
@@ -67,8 +76,9 @@ def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, repor
 def helper_chain(chain: Finding, ret: Finding, macros: list[str]) -> Finding:
     """The #if chain that picks a helper's return value and the return are one construct: one RSM207 where
     the chain starts (its RSM201 is replaced), naming its macros and the line of the value it picks."""
+    what = ret.message.split(" chosen by ", 1)[0]
     return replace(ret, line=chain.line, column=chain.column, snippet=chain.snippet, conditions=chain.conditions,
-                   message=f"returns a value chosen by {', '.join(macros)} (line {ret.line}), undefined under "
+                   message=f"{what} chosen by {', '.join(macros)} (line {ret.line}), undefined under "
                            "amdgcnspirv: only the fallback is compiled")
 
 

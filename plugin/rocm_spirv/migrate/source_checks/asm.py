@@ -27,6 +27,9 @@ FOREIGN_ASM = re.compile(_INSN + r"[a-z][a-z0-9_]*\.[a-z0-9]"
                          r"|isync|lwsync|hwsync|dmb|dsb|isb|yield)\b|\bnop\b")
 
 
+MACRO_HEAD = re.compile(r"^\s*#\s*define\s+\w+\([^()]*\)\s*$")
+
+
 def inline_asm(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:
     return finding(RSM204, path, no, m.start() + 1, "inline assembly cannot be lowered to SPIR-V",
                    "replace with __builtin_amdgcn_* builtins, or build this kernel native (hybrid mode: "
@@ -48,8 +51,10 @@ def gpu_asm(text: str, visible: bool) -> bool:
 
 
 def asm_label(line: str, start: int, raw: str, end: int) -> bool:
-    """`int f(int) __asm("llvm.amdgcn.ubfe");` names the symbol of a declaration: no assembly is emitted."""
-    return line[:start].rstrip().endswith(")") or raw[end:].lstrip().startswith('"llvm.')
+    """`int f(int) __asm("llvm.amdgcn.ubfe");` names the symbol of a declaration: no assembly is emitted.
+    (`#define OP(op, x) asm volatile(#op …)`: the `)` closes the macro's parameters, not a declarator.)"""
+    head = line[:start]
+    return (head.rstrip().endswith(")") and not MACRO_HEAD.match(head)) or raw[end:].lstrip().startswith('"llvm.')
 
 
 def asm_in_macro(path: str, first: int, last: int, lines: list[str], raw_lines: list[str], name: str,

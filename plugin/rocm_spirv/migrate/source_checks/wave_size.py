@@ -18,6 +18,9 @@ RULES = (RSM202, RSM203)
 
 WAVEFRONT = re.compile(r"\b__AMDGCN_WAVEFRONT_SIZE(__)?\b")
 WAVEFRONT_NAMES = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+# What a macro's body takes the wave size from at compile time: it is then a wave-size alias
+# (`#define LIB_DEVICE_WARP_THREADS ::prim::device_warp_size()`).
+WAVE_SOURCE = re.compile(r"warp_size\s*\(|wavefront_size\s*\(|\bwarpSize\b|\b__AMDGCN_WAVEFRONT_SIZE")
 CONSTEXPR_WARP = re.compile(
     r"\bconstexpr\b[^;{]*=\s*[^;]*\bwarpSize\b"
     r"|<[^<>;]*\bwarpSize\b[^<>;]*>"
@@ -40,7 +43,8 @@ def defines_wave_size(path: str, no: int, m: re.Match[str], value: str, snippet:
                       conds: tuple[str, ...]) -> Finding:
     """The project's own #define of the wavefront macro: the one finding for every use of it."""
     return finding(RSM202, path, no, m.start() + 1, f"{WAVE_DEFINED} {value.strip() or 'empty'}: "
-                   "under amdgcnspirv every use sees that value, whatever the GPU's wavefront size",
+                   "clang 22 defines the macro for no target (it was removed upstream), so every use sees that "
+                   "value, under amdgcnspirv and in native wave32 builds alike",
                    "drop the fallback; read warpSize (or __builtin_amdgcn_wavefrontsize()) at run time and "
                    "size storage for 64 lanes", snippet, conds)
 
@@ -48,6 +52,18 @@ def defines_wave_size(path: str, no: int, m: re.Match[str], value: str, snippet:
 def wave_use(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:
     return finding(RSM202, path, no, m.start() + 1, f"{m.group(0)} {WAVE_USE}",
                    "use warpSize at run time (or __builtin_amdgcn_wavefrontsize())", snippet, conds)
+
+
+def build_wave_use(path: str, no: int, col: int, name: str, snippet: str, conds: tuple[str, ...]) -> Finding:
+    """A wave size the project's configure step defines (no source does): per arch, not known for SPIR-V."""
+    return finding(RSM202, path, no, col, f"{name}, a wave size the build defines per target, has no value "
+                   "under amdgcnspirv", "use warpSize at run time (or __builtin_amdgcn_wavefrontsize())", snippet,
+                   conds)
+
+
+def warp_alias_use(path: str, no: int, col: int, name: str, snippet: str, conds: tuple[str, ...]) -> Finding:
+    return finding(RSM203, path, no, col, f"{name}, a compile-time wave size, is a template argument's default",
+                   WARP_FIX, snippet, conds)
 
 
 def warp_returned(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:

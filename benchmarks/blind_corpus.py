@@ -1,0 +1,244 @@
+"""A blind corpus for `rocm-spirv migrate`'s static scan: real HIP code no rule was written against.
+
+The files come from public repositories at pinned commits (data/blind_corpus.json: upstream, commit,
+path, sha256 per file). They are never committed here: `extract` copies them out of a local git mirror
+(the repository cloned or fetched anywhere, `--mirror OWNER/NAME=GIT_DIR`, default
+/work/.mirror/OWNER+NAME/repo) into a cache folder and checks every sha256.
+
+    PYTHONPATH=plugin python benchmarks/blind_corpus.py extract    [--cache DIR] [--mirror R=DIR ...]
+    PYTHONPATH=plugin python benchmarks/blind_corpus.py candidates [--cache DIR] [--tree NAME]
+    PYTHONPATH=plugin python benchmarks/blind_corpus.py score      [--cache DIR] [--label TEXT]
+
+`candidates` lists the naive scanner's lines (no rule of migrate runs): the lines a person labels yes/no
+in data/blind_labels.json before `score` is ever run. A naive candidate is what benchmarks/migrate_precision.py
+counts (arch macros, the wavefront macro, asm, warpSize, feature builtins, `__has_builtin(__builtin_amdgcn_…)`
+in sources; gfx names, arch flags, `-amdgpu-` options and target-list variables in CMake lines), plus the
+tokens a maintainer greps for first: `gfx…`/`GFX…` anywhere in a source line (project arch macros such as
+`ROCWMMA_ARCH_GFX9`), `__AMDGCN…`, `__builtin_amdgcn_…`, wave/warp-size spellings (`WarpSize`,
+`WAVE_SIZE`, `wave_size`), and the same CMake grep on Makefiles (`Makefile`, `Makefile.<name>`, `*.mk`).
+Comments and string literals are blanked first, as in migrate_precision.py.
+
+`score` runs the scan on each extracted tree and counts, per tree: a finding is true when its path and
+line are a labelled construct's anchor (the line where the tool reports the command or directive that
+carries the construct), once per construct; any other finding is false. Recall over the constructs,
+false positives as a share of the naive candidates. Writes results/migrate_blind.{json,md} (appending the
+run under --label, so a before and an after stay side by side).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+MANIFEST = HERE / "data" / "blind_corpus.json"
+LABELS = HERE / "data" / "blind_labels.json"
+RESULTS = HERE / "results"
+RECALL_TARGET = 0.95
+FP_TARGET = 0.05
+
+
+def default_cache() -> Path:
+    return Path.home() / ".cache" / "rocm-spirv" / "benchmarks" / "blind"
+
+
+def _mirror(upstream: str, mirrors: dict[str, Path]) -> Path:
+    return mirrors.get(upstream, Path("/work/.mirror") / upstream.replace("/", "+") / "repo")
+
+
+def extract(cache: Path, mirrors: dict[str, Path]) -> int:
+    data = json.loads(MANIFEST.read_text())
+    for tree in data["trees"]:
+        git = _mirror(tree["upstream"], mirrors)
+        root = cache / tree["name"]
+        for f in tree["files"]:
+            proc = subprocess.run(["git", "--git-dir", str(git), "show", f"{tree['commit']}:{f['path']}"],
+                                  capture_output=True, check=False)
+            if proc.returncode != 0:
+                print(f"blind_corpus: {tree['upstream']}@{tree['commit'][:12]}:{f['path']} is not in {git}; "
+                      f"clone https://github.com/{tree['upstream']} and pass --mirror "
+                      f"{tree['upstream']}=<its .git>", file=sys.stderr)
+                return 2
+            got = hashlib.sha256(proc.stdout).hexdigest()
+            if got != f["sha256"]:
+                print(f"blind_corpus: {f['path']}: sha256 {got} is not the pinned {f['sha256']}", file=sys.stderr)
+                return 2
+            out = root / f["path"]
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(proc.stdout)
+        print(f"{tree['name']}: {len(tree['files'])} files in {root}")
+    return 0
+
+
+# --- the naive scanner ------------------------------------------------------------------------------------
+
+def _naive_source() -> list[re.Pattern[str]]:
+    from rocm_spirv.migrate.pp import ARCH_MACRO
+    from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HAS_BUILTIN
+    from rocm_spirv.migrate.source_checks.asm import INLINE_ASM
+    from rocm_spirv.migrate.source_checks.wave_size import WAVEFRONT
+    extra = re.compile(r"gfx[0-9]|GFX[0-9]|__AMDGCN|__builtin_amdgcn_"
+                       r"|\b\w*(?:[Ww]arp|[Ww]ave|WARP|WAVE)_?(?:[Ff]ront_?)?(?:[Ss]ize|SIZE)\w*\b")
+    return [ARCH_MACRO, WAVEFRONT, INLINE_ASM, re.compile(r"\bwarpSize\b"), FEATURE_BUILTIN, HAS_BUILTIN, extra]
+
+
+NAIVE_CMAKE = re.compile(
+    r"gfx[0-9]|--offload-arch|--cuda-gpu-arch|--?amdgpu-target|-mcpu=|-amdgpu-"
+    r"|\b(GPU_TARGETS|AMDGPU_TARGETS|CMAKE_HIP_ARCHITECTURES|HIP_ARCHITECTURES|HCC_AMDGPU_TARGET|GPU_ARCHS"
+    r"|PYTORCH_ROCM_ARCH)\b|\w*(SUPPORTED|VALID|ALLOWED|KNOWN)\w*", re.IGNORECASE)
+
+
+def kind_of(name: str) -> str | None:
+    from rocm_spirv.migrate.walk import classify
+    if name.startswith("Makefile.") or name.endswith(".mk"):
+        return "make"
+    return classify(name)
+
+
+def candidates(root: Path) -> list[tuple[str, int, str]]:
+    """(path, line, text) of every naive candidate under root, in path order."""
+    from rocm_spirv.migrate.source_rules import strip
+    source = _naive_source()
+    out: list[tuple[str, int, str]] = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        kind = kind_of(path.name)
+        text = path.read_text(errors="replace")
+        raw = text.splitlines()
+        if kind == "source":
+            for i, line in enumerate(strip(text).splitlines()):
+                if any(rx.search(line) for rx in source):
+                    out.append((rel, i + 1, raw[i].strip()))
+        elif kind in ("cmake", "make"):
+            for i, line in enumerate(raw):
+                if NAIVE_CMAKE.search(line.split("#", 1)[0]):
+                    out.append((rel, i + 1, line.strip()))
+    return out
+
+
+# --- scoring ------------------------------------------------------------------------------------------------
+
+def score_tree(name: str, root: Path, labels: dict[str, Any]) -> dict[str, Any]:
+    from rocm_spirv.migrate.scan import scan
+    cands = candidates(root)
+    labelled = {(c["path"], c["line"]) for c in labels["candidates"]}
+    unlabelled = [f"{p}:{n}" for p, n, _ in cands if (p, n) not in labelled]
+    truth: dict[tuple[str, int], str] = {}
+    for c in labels["candidates"]:
+        if c["yes"]:
+            truth.setdefault((c["path"], c.get("anchor", c["line"])), c["why"])
+    findings = [(f.path, f.line, f.rule.id) for f in scan(root, []).result.findings]
+    seen: set[tuple[str, int]] = set()
+    fp: list[str] = []
+    for p, n, rule in findings:
+        if (p, n) in truth and (p, n) not in seen:
+            seen.add((p, n))
+        else:
+            fp.append(f"{p}:{n} {rule}")
+    missed = [f"{p}:{n} ({why})" for (p, n), why in sorted(truth.items()) if (p, n) not in seen]
+    return {
+        "tree": name, "naive_candidates": len(cands), "unlabelled_candidates": unlabelled,
+        "constructs": len(truth), "findings": len(findings), "true_positives": len(seen),
+        "false_positives": len(fp), "missed": len(missed),
+        "recall": len(seen) / len(truth) if truth else 1.0,
+        "false_positive_share_of_naive": len(fp) / len(cands) if cands else 0.0,
+        "false_positive_list": fp, "missed_list": missed,
+    }
+
+
+def _total(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    t: dict[str, Any] = {"tree": "all"}
+    for k in ("naive_candidates", "constructs", "findings", "true_positives", "false_positives", "missed"):
+        t[k] = sum(r[k] for r in rows)
+    t["recall"] = t["true_positives"] / t["constructs"] if t["constructs"] else 1.0
+    t["false_positive_share_of_naive"] = t["false_positives"] / t["naive_candidates"] if t["naive_candidates"] else 0
+    t["met"] = all(r["recall"] >= RECALL_TARGET and r["false_positive_share_of_naive"] <= FP_TARGET
+                   for r in [*rows, t])
+    return t
+
+
+def _row(r: dict[str, Any]) -> str:
+    return (f"| {r['tree']} | {r['naive_candidates']} | {r['constructs']} | {r['findings']} | {r['true_positives']} "
+            f"| {r['false_positives']} | {r['missed']} | {r['recall']:.1%} "
+            f"| {r['false_positive_share_of_naive']:.1%} |")
+
+
+def markdown(runs: list[dict[str, Any]], data: dict[str, Any]) -> str:
+    out = ["# migrate static scan on a blind corpus", "",
+           "`PYTHONPATH=plugin python benchmarks/blind_corpus.py score --label …`; files in "
+           "`benchmarks/data/blind_corpus.json` (upstream, commit, sha256), labels in "
+           "`benchmarks/data/blind_labels.json` (every naive candidate yes/no with a reason).", "",
+           data.get("about", ""), ""]
+    for run in runs:
+        out += [f"## {run['label']}", "", run.get("held_out", ""), "",
+                "| tree | naive candidates | constructs | findings | true | false | missed | recall | FP / naive |",
+                "|---|---|---|---|---|---|---|---|---|",
+                *(_row(r) for r in [*run["trees"], run["total"]]), "",
+                f"Targets: recall >= {RECALL_TARGET:.0%}, false positives <= {FP_TARGET:.0%} of the naive "
+                f"candidates, per tree and overall. Met: {'yes' if run['total']['met'] else 'no'}.", ""]
+        for r in run["trees"]:
+            for label, key in (("false positives", "false_positive_list"), ("missed", "missed_list")):
+                if r[key]:
+                    out.append(f"- {r['tree']}, {label}: {'; '.join(r[key])}")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def score(cache: Path, label: str, held_out: str, only: set[str] | None = None) -> int:
+    data = json.loads(MANIFEST.read_text())
+    labels = json.loads(LABELS.read_text())
+    rows = []
+    for tree in data["trees"]:
+        root = cache / tree["name"]
+        if not root.is_dir():
+            print(f"blind_corpus: {root} is missing; run `blind_corpus.py extract` first", file=sys.stderr)
+            return 2
+        if tree["name"] not in labels["trees"] or (only is not None and tree["name"] not in only):
+            continue  # extracted but not labelled yet: never scored before its labels are committed
+        rows.append(score_tree(tree["name"], root, labels["trees"][tree["name"]]))
+    for r in rows:
+        if r["unlabelled_candidates"]:
+            print(f"blind_corpus: {r['tree']}: {len(r['unlabelled_candidates'])} candidates are not labelled "
+                  f"(first {r['unlabelled_candidates'][0]})", file=sys.stderr)
+            return 2
+    run = {"label": label, "held_out": held_out, "trees": rows, "total": _total(rows)}
+    out = RESULTS / "migrate_blind.json"
+    runs = json.loads(out.read_text())["runs"] if out.is_file() else []
+    runs = [r for r in runs if r["label"] != label] + [run]
+    RESULTS.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"runs": runs}, indent=2) + "\n")
+    md = markdown(runs, data)
+    (RESULTS / "migrate_blind.md").write_text(md)
+    print(md)
+    return 0 if run["total"]["met"] else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=("extract", "candidates", "score"))
+    parser.add_argument("--cache", type=Path, default=default_cache())
+    parser.add_argument("--mirror", action="append", default=[], help="OWNER/NAME=GIT_DIR")
+    parser.add_argument("--tree", help="candidates: only this tree")
+    parser.add_argument("--label", default="current rules", help="score: the run's name in the results")
+    parser.add_argument("--held-out", default="", help="score: how the labels relate to the rules measured")
+    parser.add_argument("--trees", help="score: only these trees (comma-separated names)")
+    args = parser.parse_args()
+    if args.action == "extract":
+        return extract(args.cache, dict((m.split("=", 1)[0], Path(m.split("=", 1)[1])) for m in args.mirror))
+    if args.action == "candidates":
+        for tree in json.loads(MANIFEST.read_text())["trees"]:
+            if args.tree in (None, tree["name"]):
+                for p, n, text in candidates(args.cache / tree["name"]):
+                    print(f"{tree['name']}\t{p}\t{n}\t{text}")
+        return 0
+    return score(args.cache, args.label, args.held_out, set(args.trees.split(",")) if args.trees else None)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

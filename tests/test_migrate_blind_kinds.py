@@ -1,0 +1,292 @@
+"""The construct kinds a blind check of the static scan missed or misread (issue 29), one small
+real-shaped tree each: written to a temporary folder and scanned whole, as `rocm-spirv migrate` does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocm_spirv.migrate.scan import scan
+
+
+def found(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return {(f.path, f.line, f.rule.id) for f in scan(tmp_path).result.findings}
+
+
+def lines(result: set[tuple[str, int, str]], path: str) -> dict[int, str]:
+    return {line: rule for p, line, rule in result if p == path}
+
+
+# --- build files -----------------------------------------------------------------------------------------
+
+def test_makefile_include_files_are_scanned(tmp_path: Path) -> None:
+    r = found(tmp_path, {"Makefile.proj": "ifeq ($(USE_GFX90A), 1)\nARCH_FLAG := --offload-arch=gfx90a\nendif\n",
+                         "rules/gpu.mk": "HIPFLAGS += --offload-arch=gfx942\n"})
+    assert lines(r, "Makefile.proj") == {2: "RSM302"}
+    assert lines(r, "rules/gpu.mk") == {1: "RSM302"}
+
+
+def test_list_append_of_gfx_names_is_an_arch_list(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p)\n"
+                         "list(APPEND PROJ_AMD_FLAGS gfx90a gfx942)\n"
+                         "list(APPEND PROJ_AMD_NAMES MI200 MI300)\n"})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM101"}
+
+
+FUNCTION_INDIRECTION = """project(p LANGUAGES CXX)
+set(ARCH_NAMES AMD_GFX90A AMD_GFX942)
+list(APPEND ARCH_FLAGS gfx90a gfx942)
+function(check_arch ARCH FLAG)
+  if(PROJ_ARCH_${ARCH})
+    list(APPEND PROJ_OPTIONS "--offload-arch=${FLAG}")
+    set(PROJ_OPTIONS ${PROJ_OPTIONS} PARENT_SCOPE)
+  endif()
+endfunction()
+macro(select_arch ARCH FLAG)
+  check_arch(${ARCH} ${FLAG})
+endmacro()
+foreach(ARCH IN LISTS ARCH_NAMES)
+  list(FIND ARCH_NAMES ${ARCH} INDEX)
+  list(GET ARCH_FLAGS ${INDEX} FLAG)
+  check_arch(${ARCH} ${FLAG})
+endforeach()
+foreach(ARCH IN LISTS ARCH_NAMES)
+  list(FIND ARCH_NAMES ${ARCH} INDEX)
+  list(GET ARCH_FLAGS ${INDEX} FLAG)
+  select_arch(${ARCH} ${FLAG})
+endforeach()
+function(add_kernel_object ARCH)
+  add_custom_command(OUTPUT k_${ARCH}.o COMMAND clang -x hip --offload-arch=${ARCH} -c k.hip)
+endfunction()
+foreach(T IN LISTS GPU_TARGETS)
+  add_kernel_object(${T})
+endforeach()
+function(generate_kernels TARGET_ARCH)
+  add_custom_command(OUTPUT gen_${TARGET_ARCH}.cpp COMMAND python3 gen.py --arch ${TARGET_ARCH})
+endfunction()
+foreach(T IN LISTS GPU_TARGETS)
+  generate_kernels(${T})
+endforeach()
+"""
+
+
+def test_per_arch_commands_through_a_project_function_in_a_loop(tmp_path: Path) -> None:
+    r = lines(found(tmp_path, {"CMakeLists.txt": FUNCTION_INDIRECTION}), "CMakeLists.txt")
+    assert r[3] == "RSM101"
+    assert r[13] == "RSM107" and r[18] == "RSM107"  # through a function, and a macro calling it
+    assert r[26] == "RSM107"  # add_custom_command per entry of GPU_TARGETS, one call away
+    assert r[32] == "RSM107"  # a generator command per arch, with no flag at all
+    assert 6 not in r and 24 not in r  # the flags are the loops' constructs
+
+
+DERIVED_LISTS = """project(p LANGUAGES HIP)
+rocm_check_target_ids(CHECKED_TARGETS TARGETS "${GPU_TARGETS}")
+if(CHECKED_TARGETS MATCHES "gfx94[0-9]")
+  add_definitions(-DHAVE_MI300)
+endif()
+set(PROJ_AMD_ARCH "${GPU_TARGETS}" CACHE STRING "")
+if(PROJ_AMD_ARCH MATCHES "gfx1[0-9]+")
+  set(WAVE 32)
+endif()
+if("gfx90a" IN_LIST CHECKED_TARGETS)
+  add_definitions(-DHAVE_MI200)
+endif()
+if(CHECKED_TARGETS STREQUAL "")
+  message(FATAL_ERROR "no target")
+endif()
+proj_filter_archs(PROJ_ARCHS ${GPU_TARGETS})
+if(PROJ_ARCHS MATCHES "^gfx9")
+  set(WAVE 64)
+endif()
+"""
+
+
+def test_branches_on_lists_derived_from_the_target_list(tmp_path: Path) -> None:
+    r = lines(found(tmp_path, {"CMakeLists.txt": DERIVED_LISTS}), "CMakeLists.txt")
+    assert r[3] == "RSM106" and r[7] == "RSM106" and r[10] == "RSM106"
+    assert r[17] == "RSM106"  # the output of a project function handed the target list
+    assert 13 not in r  # the same answer under SPIR-V
+
+
+def test_xnack_loop_is_one_construct(tmp_path: Path) -> None:
+    r = lines(found(tmp_path, {"CMakeLists.txt": (
+        "project(p LANGUAGES HIP)\n"
+        "set(t \"\")\n"
+        "foreach(a IN LISTS AMDGPU_TARGETS)\n"
+        "  list(APPEND t \"${a}:xnack+\")\n"
+        "endforeach()\n"
+        "set(AMDGPU_TARGETS \"${t}\" CACHE STRING \"\" FORCE)\n")}), "CMakeLists.txt")
+    assert r == {3: "RSM107"}
+
+
+def test_cmake_false_positive_kinds(tmp_path: Path) -> None:
+    r = found(tmp_path, {
+        "cmake/FindTPL.cmake": 'set(AMDGPU_TARGETS "" CACHE STRING "targets")\nset(GPU_TARGETS "" CACHE STRING "")\n'
+                               "find_package(rocthrust REQUIRED)\n",
+        "tools/CMakeLists.txt": "set(CMAKE_HIP_ARCHITECTURES OFF)\nadd_executable(tool main.cpp)\n",
+        "CMakeLists.txt": ("project(p LANGUAGES CXX HIP)\n"
+                           'string(REGEX REPLACE "--offload-arch=[^ ]+" "" CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS}")\n'
+                           "foreach(t ${GPU_TARGETS})\n"
+                           "  list(APPEND link_flags --offload-arch=${t})\n"
+                           "endforeach()\n"
+                           'set(CMAKE_C_FLAGS_INIT "-mllvm -amdgpu-early-inline-all=true")\n'
+                           "compiler_specific_flags(DEFAULT -fsycl-targets=amdgcn-amd-amdhsa -Xsycl-target-backend "
+                           "--offload-arch=${KOKKOS_AMDGPU_ARCH_FLAG})\n"
+                           "compiler_specific_flags(DEFAULT -fsycl-targets=nvptx64-nvidia-cuda "
+                           "--cuda-gpu-arch=${KOKKOS_CUDA_ARCH_FLAG})\n"
+                           "add_library(k k.hip)\n"
+                           "target_compile_options(k PRIVATE -mllvm --amdgpu-kernarg-preload-count=16)\n"
+                           "target_link_options(k PRIVATE -Xoffload-linker -mllvm=-amdgpu-kernarg-preload-count=16)\n"),
+    })
+    assert lines(r, "cmake/FindTPL.cmake") == {}
+    assert lines(r, "tools/CMakeLists.txt") == {}
+    top = lines(r, "CMakeLists.txt")
+    assert top[10] == "RSM105" and top[11] == "RSM105"  # --amdgpu-… and -mllvm=-amdgpu-… are backend options
+    assert not {2, 3, 4, 6, 7, 8} & top.keys()
+
+
+# --- sources ------------------------------------------------------------------------------------------------
+
+def test_else_of_an_arch_test_is_the_spirv_path(tmp_path: Path) -> None:
+    r = found(tmp_path, {"k.hip": ("__global__ void k(int* o) {\n"
+                                   "#ifdef __gfx12__\n"
+                                   "  o[0] = __builtin_amdgcn_permlane16(o[0], o[1], 0, 0, false, false);\n"
+                                   "#else\n"
+                                   "  o[0] = __builtin_amdgcn_mov_dpp(o[0], 0x111, 15, 15, false);\n"
+                                   "#endif\n"
+                                   "}\n")})
+    assert lines(r, "k.hip") == {2: "RSM201", 5: "RSM205"}
+
+
+def test_arch_tests_with_one_answer_on_every_rocm_gpu_and_spirv(tmp_path: Path) -> None:
+    r = found(tmp_path, {"k.hip": ("__device__ int f(int v) {\n"
+                                   "#if !defined(__GFX6__) && !defined(__GFX7__)\n"
+                                   "  return __builtin_amdgcn_ds_swizzle(v, 0x1f);\n"
+                                   "#else\n"
+                                   "  return v;\n"
+                                   "#endif\n"
+                                   "}\n"
+                                   "__device__ void g() { __builtin_amdgcn_s_setprio(1); }\n"
+                                   "__device__ long t() { return __builtin_amdgcn_s_memrealtime(); }\n")})
+    assert lines(r, "k.hip") == {9: "RSM205"}  # s_memrealtime: GFX8-GFX10.3 only
+
+
+CONFIG = """#pragma once
+#if defined(__gfx908__) && LIB_DEVICE_COMPILE
+#define LIB_ARCH_GFX908 __gfx908__
+#elif defined(__gfx1100__) && LIB_DEVICE_COMPILE
+#define LIB_ARCH_GFX1100 __gfx1100__
+#endif
+#if !defined(LIB_ARCH_GFX908)
+#define LIB_ARCH_GFX908 0
+#endif
+#if !defined(LIB_ARCH_GFX1100)
+#define LIB_ARCH_GFX1100 0
+#endif
+#if LIB_ARCH_GFX908
+#define LIB_ARCH_GFX9 1
+#define LIB_WAVE64_MODE 1
+#endif
+#if !defined(LIB_ARCH_GFX9)
+#define LIB_ARCH_GFX9 0
+#endif
+"""
+MFMA = """#pragma once
+#include "config.hpp"
+#if LIB_ARCH_GFX9
+__device__ float4 mma(float a, float b, float4 c) {
+  return __builtin_amdgcn_mfma_f32_16x16x4f32(a, b, c, 0, 0, 0);
+}
+#endif
+"""
+
+
+def test_arch_derived_macros_with_a_default_of_zero(tmp_path: Path) -> None:
+    r = found(tmp_path, {"include/lib/config.hpp": CONFIG, "include/lib/mfma.hpp": MFMA})
+    assert lines(r, "include/lib/mfma.hpp") == {}  # guarded by a macro derived in another header
+    assert lines(r, "include/lib/config.hpp") == {2: "RSM201", 4: "RSM201"}
+
+
+def test_build_defined_per_arch_macros(tmp_path: Path) -> None:
+    r = found(tmp_path, {
+        "src/traits.hpp": ("struct Traits {\n"
+                           "#if defined(PROJ_ARCH_AMD_GFX906) || defined(PROJ_ARCH_AMD_GFX90A) || \\\n"
+                           "    defined(PROJ_ARCH_AMD_GFX942)\n"
+                           "  static constexpr int WarpSize = 64;\n"
+                           "#elif defined(PROJ_ARCH_AMD_GFX1100)\n"
+                           "  static constexpr int WarpSize = 32;\n"
+                           "#endif\n"
+                           "};\n"
+                           "__host__ __device__ constexpr bool can_access() {\n"
+                           "#if defined(PROJ_ARCH_AMD_GFX90A)\n"
+                           "  return true;\n"
+                           "#elif defined(PROJ_ARCH_AMD_GFX1100)\n"
+                           "  return false;\n"
+                           "#endif\n"
+                           "}\n"
+                           "#ifdef PROJ_ARCH_AMD_GFX942_APU\n"
+                           "#define PROJ_UNIFIED_MEMORY\n"
+                           "#endif\n"),
+        # a project macro some header defines is not one the build defines
+        "src/own.hpp": "#define OWN_GFX9 1\n#if OWN_GFX9\n__device__ int f();\n#endif\n",
+    })
+    assert lines(r, "src/traits.hpp") == {2: "RSM207", 10: "RSM207", 16: "RSM201"}  # one construct per chain
+    assert lines(r, "src/own.hpp") == {}
+
+
+def test_project_wave_size_define(tmp_path: Path) -> None:
+    r = found(tmp_path, {"k.hip": ("__global__ void k(float* o) {\n"
+                                   "  __shared__ float tile[PROJ_AMDGCN_WAVEFRONT_SIZE];\n"
+                                   "  o[0] = tile[0];\n"
+                                   "}\n")})
+    assert lines(r, "k.hip") == {2: "RSM202"}
+
+
+def test_wave_size_fallback_wording(tmp_path: Path) -> None:
+    res = scan_one(tmp_path, "w.hip", "#ifndef __AMDGCN_WAVEFRONT_SIZE\n#define __AMDGCN_WAVEFRONT_SIZE 64\n#endif\n")
+    assert "native wave32" in res
+
+
+def scan_one(tmp_path: Path, rel: str, text: str) -> str:
+    (tmp_path / rel).write_text(text)
+    return " ".join(f.message for f in scan(tmp_path).result.findings)
+
+
+def test_gcn_asm_from_a_macro_argument_in_project_device_functions(tmp_path: Path) -> None:
+    r = found(tmp_path, {
+        "include/lib/config.hpp": "#define LIB_DEVICE __device__\n",
+        "include/lib/dpp.hpp": ('#include "config.hpp"\n'
+                                "#define LIB_DPP(op, x) asm volatile(#op \" %0, %1\" : \"=v\"(x) : \"v\"(x))\n"
+                                "LIB_DEVICE inline int shuffle(int x) { LIB_DPP(v_mov_b32_dpp, x); return x; }\n"),
+    })
+    assert lines(r, "include/lib/dpp.hpp") == {2: "RSM204"}
+
+
+def test_warp_size_alias_as_template_default(tmp_path: Path) -> None:
+    r = found(tmp_path, {
+        "include/lib/config.hpp": "#define LIB_DEVICE_WARP_THREADS ::prim::device_warp_size()\n",
+        "include/lib/warp.hpp": ('#include "config.hpp"\n'
+                                 "template <int LOGICAL_WARP_THREADS = LIB_DEVICE_WARP_THREADS>\n"
+                                 "struct WarpReduce {};\n"),
+    })
+    assert lines(r, "include/lib/warp.hpp") == {2: "RSM203"}
+
+
+def test_a_guard_derived_in_an_included_header_is_a_guard(tmp_path: Path) -> None:
+    r = found(tmp_path, {
+        "include/lib/arch.hpp": "#if defined(__gfx90a__) || defined(__gfx942__)\n#define LIB_HAS_MFMA 1\n#endif\n",
+        "include/lib/gemm.hpp": ('#include "arch.hpp"\n'
+                                 "#if LIB_HAS_MFMA\n"
+                                 "__device__ float4 mma(float a, float b, float4 c) {\n"
+                                 "  return __builtin_amdgcn_mfma_f32_16x16x4f32(a, b, c, 0, 0, 0);\n"
+                                 "}\n"
+                                 "#endif\n"),
+        # an unrelated CPU backend defines its own LIB_HAS_MFMA in live code; gemm.hpp never includes it
+        "cpu/cpu_config.h": ("#define LIB_HAS_MFMA 1\n"
+                             "static inline void spin() { asm volatile(\"pause\"); }\n"),
+    })
+    assert lines(r, "include/lib/gemm.hpp") == {}
+    assert lines(r, "include/lib/arch.hpp") == {1: "RSM201"}
