@@ -131,7 +131,7 @@ def main() -> int:
              f"Method: {jit.METHOD}. Target gfx942, {a.repeat} repetitions per run; figures are the median over",
              "repetitions of the per-kernel median (ms), with the min-max range.", "",
              "| project | TUs | kernels | CPU/kernel run 1 | CPU/kernel run 2 (load) | wall/kernel run 1 | "
-             "wall/kernel run 2 | load avg run 1 → 2 | kernels match | within |",
+             "wall/kernel run 2 | load avg run 1 → 2 | kernels match | run 2 inside run 1's range or 95 % interval |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |"]
     for r in rows:
         def fmt(s: dict[str, float]) -> str:

@@ -5,7 +5,12 @@ Projects (settings in PROJECTS):
 - AMD's HIP example collection as one multi-executable project (every example through
   `HIP-Basic/CMakeLists.txt`), 4 targets;
 - AMD's reduction tutorial (one algorithm, many kernel variants; its tests and benchmarks link
-  GoogleTest and Google Benchmark from Debian: libgtest-dev, libbenchmark-dev), 4 targets.
+  GoogleTest and Google Benchmark from Debian: libgtest-dev, libbenchmark-dev), 4 targets;
+- AMD's prefix-sum example (2 kernels, unmodified), 4 targets.
+
+Known: `HIP-Basic/CMakeLists.txt` does not configure without hiprtc (its runtime_compilation
+example has `find_library(HIPRTC_LIB hiprtc REQUIRED)`, and no registry offers hiprtc): the
+recorded hip_basic report shows every variant's configure failing for that reason.
 
 The upstream files are never committed: benchmarks/data/compare_library_scale_manifest.json
 records the repository, the commit and the sha256 of every file used, and `extract` takes them
@@ -48,6 +53,7 @@ DEFAULT_DEST = Path.home() / ".cache" / "rocm-spirv" / "benchmarks" / "rocm-exam
 PROJECTS: dict[str, tuple[str | None, list[str]]] = {
     "hip_library": (None, ["--scaling", "1,2,4,8,16"]),
     "hip_basic": ("HIP-Basic", ["--archs", "gfx908,gfx90a,gfx942,gfx1100", "-D", "GPU_RUNTIME=HIP"]),
+    "prefix_sum": ("Applications/prefix_sum", ["--archs", "gfx908,gfx90a,gfx942,gfx1100", "-D", "GPU_RUNTIME=HIP"]),
     "reduction": ("Tutorials/reduction", ["--archs", "gfx908,gfx90a,gfx942,gfx1100", "-D", "GPU_RUNTIME=HIP",
                                           "-D", "REDUCTION_BUILD_EXAMPLES=OFF"]),  # the examples need TBB
 }
@@ -146,6 +152,10 @@ def _markdown(rows: dict[str, Any]) -> str:
         load = f"{la['median']:.1f} ({la['low']:.1f}-{la['high']:.1f}) on {r['cores']} cores" if la else "-"
         vals = ["-" if r["summary"][k] is None else f"{r['summary'][k]:.2f}" for k in HEADLINE]
         lines.append(f"| {name} | " + " | ".join(vals) + f" | {load} |")
+    lines += ["", "Commands (`rocm-spirv compare` options; every run 1 repeat unless it says otherwise):", ""]
+    for name, r in rows.items():
+        lines.append(f"- {name}: `{' '.join(a for a in r['command'] if not a.startswith('/'))}`"
+                     + ("" if r.get("ok", True) else " (a variant failed: see its report.md)"))
     lines += ["", "Break-even (SPIR-V costs less than a per-arch build of):", ""]
     for name, r in rows.items():
         lines.append(f"- {name}: " + "; ".join(f"{k} {v}" for k, v in r["break_even"].items()))

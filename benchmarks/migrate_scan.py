@@ -83,12 +83,14 @@ the full source pass reads); FINDING_FILES of them with findings."""
             (d / name).write_text(text.format(n=i))
 
 
-def timed(root: Path) -> tuple[float, int, int]:
+def timed(root: Path) -> tuple[float, int, int, float]:
+    """Wall seconds, files, findings and CPU seconds of this process (the machine is shared: CPU time
+    says what the scan itself cost when wall time includes waiting for a core)."""
     gc.collect()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     s = scan(root)
     plan(s)
-    return time.perf_counter() - t0, s.result.files_scanned, len(s.result.findings)
+    return time.perf_counter() - t0, s.result.files_scanned, len(s.result.findings), time.process_time() - c0
 
 
 def traced_peak(root: Path) -> int:
@@ -125,6 +127,7 @@ def main() -> int:
         "generate_s": round(gen_s, 2),
         "scan_wall_s_median_of_3": round(wall, 3),
         "scan_wall_s_all": [round(r[0], 3) for r in runs],
+        "scan_cpu_s_all": [round(r[3], 3) for r in runs],
         "files_per_s": round(files_scanned / wall),
         "traced_peak_bytes": {f"{small}_files": peak_small, f"{args.files}_files": peak_big},
         "traced_peak_growth": round(growth, 3),
@@ -142,6 +145,8 @@ def main() -> int:
         "| measure | value | target | met |", "|---|---|---|---|",
         f"| scan wall time, median of 3 | {wall:.2f} s ({result['files_per_s']} files/s) | < {TIME_TARGET_S} s "
         f"| {'yes' if result['met']['scan_wall_s'] else 'NO'} |",
+        f"| scan wall time, all 3 runs | {', '.join(f'{r[0]:.2f}' for r in runs)} s | | |",
+        f"| scan CPU time (this process), all 3 runs | {', '.join(f'{r[3]:.2f}' for r in runs)} s | | |",
         f"| traced peak, {small} files | {peak_small / 1e6:.2f} MB | | |",
         f"| traced peak, {args.files} files | {peak_big / 1e6:.2f} MB | < {MEMORY_GROWTH_TARGET}x the "
         f"{small}-file peak | {'yes' if result['met']['traced_peak_growth'] else 'NO'} ({growth:.2f}x) |",

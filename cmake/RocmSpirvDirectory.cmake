@@ -8,6 +8,7 @@ function(rocm_spirv_retarget_directory)
   set(usage "rocm_spirv_retarget_directory([DIRECTORY dir] [RECURSE] [OFFLOAD spirv|native|hybrid] [ARCHS gfx942 …])")
   _rocm_spirv_refuse_args(rocm_spirv_retarget_directory "${usage}" "${ARG_KEYWORDS_MISSING_VALUES}"
     "${ARG_UNPARSED_ARGUMENTS}")
+  _rocm_spirv_refuse_empty(rocm_spirv_retarget_directory "${ARG_OFFLOAD}" "${ARG_ARCHS}")
   _rocm_spirv_check_request(rocm_spirv_retarget_directory "${ARG_OFFLOAD}" "${ARG_ARCHS}" archs)
   if(NOT ARG_DIRECTORY)
     set(ARG_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")

@@ -14,9 +14,11 @@ function(_rocm_spirv_spirv_target out)
   set(${out} amdgcnspirv PARENT_SCOPE)
 endfunction()
 
-# Generic ISA names clang 22 accepts beside processor names.
+# Generic ISA names (offload.GENERIC_TARGETS, the same order): what the name check
+# accepts when the compiler lists no targets of its own. Newer than some compilers.
 function(_rocm_spirv_generic_archs out)
-  set(${out} gfx9-generic gfx9-4-generic gfx10-1-generic gfx10-3-generic gfx11-generic gfx12-generic
+  set(${out} gfx9-generic gfx9-4-generic gfx10-1-generic gfx10-3-generic gfx11-generic gfx11-7-generic
+      gfx12-generic gfx12-5-generic gfx13-generic
       PARENT_SCOPE)
 endfunction()
 

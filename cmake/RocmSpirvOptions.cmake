@@ -93,20 +93,40 @@ function(_rocm_spirv_refuse_args caller usage missing unknown)
   endif()
 endfunction()
 
+# value as a CMake quoted argument ("..." with \\, \", \$ and line breaks escaped): what generated
+# CMake code (install(CODE), file(GENERATE)) must hold so a path is data, never code.
+function(_rocm_spirv_quote out value)
+  string(REPLACE "\\" "\\\\" value "${value}")
+  string(REPLACE "\"" "\\\"" value "${value}")
+  string(REPLACE "$" "\\$" value "${value}")
+  string(REPLACE "\n" "\\n" value "${value}")
+  string(REPLACE "\r" "\\r" value "${value}")
+  set(${out} "\"${value}\"" PARENT_SCOPE)
+endfunction()
+
 # The Python that runs `python -m rocm_spirv` for build steps, and the PYTHONPATH
 # that makes this copy of the package importable: in a wheel this file sits in
 # rocm_spirv/cmake, in a checkout beside plugin/.
 function(_rocm_spirv_python caller out_py out_path)
   set(found "")
-  foreach(py IN ITEMS "$CACHE{ROCM_SPIRV_PYTHON}" "$CACHE{Python_EXECUTABLE}" "$CACHE{Python3_EXECUTABLE}")
-    if(py)
-      set(found "${py}")
-      break()
-    endif()
-  endforeach()
+  # FindPython3 sets Python3_EXECUTABLE as a normal variable (visible here from the scope that
+  # called find_package) and caches only _Python3_EXECUTABLE: $CACHE{Python3_EXECUTABLE} alone
+  # misses an interpreter the project found itself.
+  # One by one, not foreach(IN ITEMS): a path holding ';' would be split into items.
+  if(NOT "$CACHE{ROCM_SPIRV_PYTHON}" STREQUAL "")
+    set(found "$CACHE{ROCM_SPIRV_PYTHON}")
+  elseif(Python_EXECUTABLE)
+    set(found "${Python_EXECUTABLE}")
+  elseif(Python3_EXECUTABLE)
+    set(found "${Python3_EXECUTABLE}")
+  elseif(NOT "$CACHE{_Python_EXECUTABLE}" STREQUAL "")
+    set(found "$CACHE{_Python_EXECUTABLE}")
+  elseif(NOT "$CACHE{_Python3_EXECUTABLE}" STREQUAL "")
+    set(found "$CACHE{_Python3_EXECUTABLE}")
+  endif()
   if(NOT found)
     find_package(Python3 COMPONENTS Interpreter QUIET)
-    set(found "$CACHE{Python3_EXECUTABLE}")
+    set(found "${Python3_EXECUTABLE}")
   endif()
   if(NOT found)
     message(FATAL_ERROR "${caller}: no Python found. Remedy: -DROCM_SPIRV_PYTHON=/path/to/python")

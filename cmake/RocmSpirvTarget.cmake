@@ -16,6 +16,7 @@ function(rocm_spirv_target)
   if(NOT ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "rocm_spirv_target: no target named. Remedy: ${usage}")
   endif()
+  _rocm_spirv_refuse_empty(rocm_spirv_target "${ARG_OFFLOAD}" "${ARG_ARCHS}")
   _rocm_spirv_check_request(rocm_spirv_target "${ARG_OFFLOAD}" "${ARG_ARCHS}" archs)
   foreach(t IN LISTS ARG_UNPARSED_ARGUMENTS)
     _rocm_spirv_check_target(rocm_spirv_target "${t}")
@@ -36,6 +37,33 @@ function(rocm_spirv_target)
       cmake_language(DEFER CALL _rocm_spirv_apply [[${t}]] [[${ARG_OFFLOAD}]] [[${archs}]])")
   endforeach()
 endfunction()
+
+# OFFLOAD "" or ARCHS "" / ";;" in the caller's arguments: a value that names nothing must not
+# fall back to a default nobody asked for (the compiler's gfx906). Reads the caller's ARGV.
+macro(_rocm_spirv_refuse_empty caller mode archs)
+  set(_rs_given_offload FALSE)
+  set(_rs_given_archs FALSE)
+  set(_rs_argc_name ARGC)  # indirect: a macro would replace ${ARGC} by its own count
+  if(${_rs_argc_name} GREATER 0)
+    math(EXPR _rs_last "${${_rs_argc_name}} - 1")
+    foreach(_rs_i RANGE 0 ${_rs_last})
+      if("${ARGV${_rs_i}}" STREQUAL "OFFLOAD")
+        set(_rs_given_offload TRUE)
+      elseif("${ARGV${_rs_i}}" STREQUAL "ARCHS")
+        set(_rs_given_archs TRUE)
+      endif()
+    endforeach()
+  endif()
+  if(_rs_given_offload AND "${mode}" STREQUAL "")
+    message(FATAL_ERROR "${caller}: OFFLOAD is empty. "
+      "Remedy: OFFLOAD spirv, native or hybrid, or leave OFFLOAD out for ROCM_SPIRV_OFFLOAD.")
+  endif()
+  string(REGEX REPLACE "[\\;, \t]" "" _rs_archs_text "${archs}")
+  if(_rs_given_archs AND _rs_archs_text STREQUAL "")
+    message(FATAL_ERROR "${caller}: ARCHS names no GPU target ('${archs}'). "
+      "Remedy: ARCHS gfx942 gfx90a, or leave ARCHS out for ROCM_SPIRV_NATIVE_ARCHS.")
+  endif()
+endmacro()
 
 # A call's request as the user wrote it, for comparing and for messages.
 function(_rocm_spirv_describe_request out mode archs)

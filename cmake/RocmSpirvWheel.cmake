@@ -44,11 +44,6 @@ function(_rocm_spirv_wheel_emit)
   get_property(lines GLOBAL PROPERTY _ROCM_SPIRV_WHEEL_LINES)
   set(list_file "${CMAKE_BINARY_DIR}/CMakeFiles/RocmSpirvWheel/targets.tsv")
   file(GENERATE OUTPUT "${list_file}" CONTENT "${lines}")
-  if(SKBUILD_METADATA_DIR)
-    set(out "${SKBUILD_METADATA_DIR}/rocm_spirv.json")
-  else()
-    set(out "\${CMAKE_INSTALL_PREFIX}/share/rocm_spirv/${PROJECT_NAME}.json")
-  endif()
   if(CMAKE_HIP_COMPILER)
     set(cc "${CMAKE_HIP_COMPILER}")
     set(cc_id "${CMAKE_HIP_COMPILER_ID}")
@@ -58,16 +53,36 @@ function(_rocm_spirv_wheel_emit)
     set(cc_id "${CMAKE_CXX_COMPILER_ID}")
     set(cc_version "${CMAKE_CXX_COMPILER_VERSION}")
   endif()
+  # Every value below is data in the install script, never code: a path holding ", \, $, ${...},
+  # ; or a line break is quoted (_rocm_spirv_quote) before it is written into install(CODE).
+  foreach(v IN ITEMS pkg_parent py list_file cc cc_id cc_version PROJECT_NAME)
+    _rocm_spirv_quote(q_${v} "${${v}}")
+  endforeach()
+  _rocm_spirv_quote(q_offload "$CACHE{ROCM_SPIRV_OFFLOAD}")
+  if(SKBUILD_METADATA_DIR)
+    _rocm_spirv_quote(q_out "${SKBUILD_METADATA_DIR}/rocm_spirv.json")
+  else()
+    _rocm_spirv_quote(q_name "/share/rocm_spirv/${PROJECT_NAME}.json")
+    string(LENGTH "${q_name}" n)
+    math(EXPR n "${n} - 2")
+    string(SUBSTRING "${q_name}" 1 ${n} q_name)  # without its quotes: the prefix is the install's, read then
+    set(q_out "\"\${CMAKE_INSTALL_PREFIX}${q_name}\"")
+  endif()
   install(CODE "
-    message(STATUS \"rocm-spirv: recording GPU code in ${out}\")
+    set(_rocm_spirv_out ${q_out})
+    message(STATUS \"rocm-spirv: recording GPU code in \${_rocm_spirv_out}\")
+    # PYTHONPATH is set here, not through `cmake -E env`, which would read a path holding '=' as a variable.
+    set(_rocm_spirv_pythonpath \"\$ENV{PYTHONPATH}\")
+    set(ENV{PYTHONPATH} ${q_pkg_parent})
     execute_process(
-      COMMAND \"${CMAKE_COMMAND}\" -E env \"PYTHONPATH=${pkg_parent}\" \"${py}\" -m rocm_spirv wheel metadata
-              --targets \"${list_file}\" --output \"\$ENV{DESTDIR}${out}\"
-              --compiler \"${cc}\" --compiler-id \"${cc_id}\" --compiler-version \"${cc_version}\"
-              --project \"${PROJECT_NAME}\" --default-offload \"$CACHE{ROCM_SPIRV_OFFLOAD}\"
+      COMMAND ${q_py} -m rocm_spirv wheel metadata
+              --targets ${q_list_file} --output \"\$ENV{DESTDIR}\${_rocm_spirv_out}\"
+              --compiler ${q_cc} --compiler-id ${q_cc_id} --compiler-version ${q_cc_version}
+              --project ${q_PROJECT_NAME} --default-offload ${q_offload}
       RESULT_VARIABLE rc)
+    set(ENV{PYTHONPATH} \"\${_rocm_spirv_pythonpath}\")
     if(NOT rc EQUAL 0)
-      message(FATAL_ERROR \"rocm-spirv: writing ${out} failed (exit \${rc})\")
+      message(FATAL_ERROR \"rocm-spirv: writing \${_rocm_spirv_out} failed (exit \${rc})\")
     endif()
   ")
 endfunction()

@@ -124,3 +124,65 @@ def zlib_ratio_limit() -> float:
     """DEFLATE's real best: 64 MiB of zeros at level 9 (documents the ~1030:1 the readers assume)."""
     raw = 64 << 20
     return raw / len(zlib.compress(bytes(raw), 9))
+
+
+# Count and string bombs: small files that declare very many entries, symbols or string bytes.
+
+def gnu_ar_long_names(members: int, table_bytes: int, data: bytes = b"x") -> bytes:
+    """A GNU archive whose '//' long-name table is table_bytes without one newline, and members that
+    each name an offset in it (reading a name must not copy the rest of the table)."""
+    table = b"n" * table_bytes
+    out = bytearray(b"!<arch>\n")
+    out += f"{'//':<16}{0:<12}{0:<6}{0:<6}{644:<8}{len(table):<10}`\n".encode() + table + b"\n" * (len(table) & 1)
+    for i in range(members):
+        name = f"/{(i * 4099) % max(1, table_bytes - 1)}"
+        out += f"{name:<16}{0:<12}{0:<6}{0:<6}{644:<8}{len(data):<10}`\n".encode() + data + b"\n" * (len(data) & 1)
+    return bytes(out)
+
+
+def many_ids_bundle(count: int, id_bytes: int) -> bytes:
+    """An uncompressed bundle of count empty entries, each with an id of id_bytes."""
+    return plain_bundle([(f"hip-amdgcn-amd-amdhsa--gfx942-{i:08d}".ljust(id_bytes, "x"), b"") for i in range(count)])
+
+
+def offload_binary_strings(pairs: int, string_bytes: int = 4095) -> bytes:
+    """An LLVM offload binary with one image whose pairs all point at one long key and one long value."""
+    header, entry = 32, 40
+    str_off = header + entry
+    key_at = str_off + 16 * pairs
+    val_at = key_at + string_bytes + 1
+    size = val_at + string_bytes + 1
+    size += -size % 8
+    out = bytearray(size)
+    out[0:32] = b"\x10\xff\x10\xad" + struct.pack("<IQQQ", 1, size, header, entry)
+    out[header:str_off] = struct.pack("<HHIQQQQ", 1, 3, 0, str_off, pairs, 0, 0)
+    for k in range(pairs):
+        struct.pack_into("<QQ", out, str_off + 16 * k, key_at, val_at)
+    out[key_at : key_at + string_bytes] = b"k" * string_bytes
+    out[val_at : val_at + string_bytes] = b"v" * string_bytes
+    return bytes(out)
+
+
+def code_object_kd_symbols(count: int, name_bytes: int = 32) -> bytes:
+    """A gfx942 AMDGPU code object whose .symtab holds count kernel descriptor (.kd) symbols."""
+    names = bytearray(b"\0")
+    offsets = []
+    for i in range(count):
+        offsets.append(len(names))
+        names += f"k{i}".ljust(name_bytes - 3, "_").encode() + b".kd\0"
+    symtab = bytes(24) + b"".join(struct.pack("<IBBHQQ", o, 0x12, 0, 1, 0, 64) for o in offsets)
+    shstr = b"\0.symtab\0.strtab\0.shstrtab\0"
+    body_at = 64
+    sym_at = body_at
+    str_at = sym_at + len(symtab)
+    shs_at = str_at + len(names)
+    sh_at = (shs_at + len(shstr) + 7) // 8 * 8
+    sections = [bytes(64),
+                struct.pack("<IIQQQQIIQQ", 1, 2, 0, 0, sym_at, len(symtab), 2, 1, 8, 24),
+                struct.pack("<IIQQQQIIQQ", 9, 3, 0, 0, str_at, len(names), 0, 0, 1, 0),
+                struct.pack("<IIQQQQIIQQ", 17, 3, 0, 0, shs_at, len(shstr), 0, 0, 1, 0)]
+    ident = b"\x7fELF\x02\x01\x01" + bytes([64, 3]) + bytes(7)  # ELFOSABI_AMDGPU_HSA, code object v5
+    head = ident + struct.pack("<HHIQQQIHHHHHH", 3, 224, 1, 0, 0, sh_at, 0x4C, 64, 56, 0, 64, len(sections), 3)
+    out = bytearray(head) + symtab + names + shstr
+    out += bytes(sh_at - len(out))
+    return bytes(out + b"".join(sections))

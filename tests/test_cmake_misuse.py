@@ -52,6 +52,11 @@ FATAL = [
     ("rocm_spirv_target(nosuch)", ["'nosuch' is not a target", "Remedy:"]),
     ("rocm_spirv_target()", ["rocm_spirv_target: no target named", "Remedy: rocm_spirv_target(<target>..."]),
     ("rocm_spirv_target(gpu OFFLOAD)", ["rocm_spirv_target: OFFLOAD given without a value", "Remedy:"]),
+    # Values that name nothing: never a default nobody asked for
+    ('rocm_spirv_target(gpu OFFLOAD hybrid ARCHS "")', ["rocm_spirv_target: ARCHS names no GPU target", "Remedy:"]),
+    ('rocm_spirv_target(gpu OFFLOAD hybrid ARCHS ";;")', ["rocm_spirv_target: ARCHS names no GPU target", "Remedy:"]),
+    ('rocm_spirv_target(gpu OFFLOAD "")', ["rocm_spirv_target: OFFLOAD is empty", "Remedy: OFFLOAD spirv"]),
+    ('rocm_spirv_retarget_directory(ARCHS " , ")', ["rocm_spirv_retarget_directory: ARCHS names no GPU target"]),
     ("rocm_spirv_target(gpu OFFLOAD bogus)", ["offload mode 'bogus' in rocm_spirv_target(OFFLOAD) is not one of",
                                               "Remedy:"]),
     ("rocm_spirv_target(gpu OFFLOAD spirv ARCHS gfx942)",
@@ -133,3 +138,18 @@ def test_a_retargeted_directory_is_reported(misuse: tuple[Path, Path], toolchain
     assert f"RocmSpirv: {misuse[0]}: 2 target(s) retargeted to spirv" in out, out
     assert "CMake Warning" not in out
 
+
+
+def test_a_hip_platform_the_toolchain_file_replaces_is_said_once(toolchain: Path, tmp_path: Path) -> None:
+    from tcfile import configure, generate
+    tc = generate(toolchain, tmp_path / "tc.cmake")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
+                                        'message(STATUS "platform=${CMAKE_HIP_PLATFORM}")\n')
+    done = configure(src, tmp_path / "b", tc, "CMAKE_HIP_PLATFORM=spirv")
+    said = " ".join((done.stdout + done.stderr).split())
+    assert said.count("CMAKE_HIP_PLATFORM=spirv is turned into amd") == 1, said
+    assert "platform=amd" in said
+    quiet = configure(src, tmp_path / "b2", tc)
+    assert "turned into amd" not in quiet.stdout + quiet.stderr

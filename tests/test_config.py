@@ -4,10 +4,13 @@ files, bad settings are one line (exit 2), and `rocm-spirv config` says where ea
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from conftest import REPO
 from jsoncheck import conforms
 
@@ -71,7 +74,7 @@ def test_a_baseline_path_is_relative_to_the_settings_file(tmp_path: Path) -> Non
 def test_bad_settings_are_one_line_exit_2(tmp_path: Path) -> None:
     cases = {
         '[tool.rocm-spirv.migrate]\nfail_on = "error"\n': "unknown key migrate.fail_on; did you mean fail-on?",
-        '[tool.rocm-spirv.migrat]\nselect = []\n': "unknown section [migrat]; did you mean migrate?",
+        '[tool.rocm-spirv.migrat]\nselect = []\n': "unknown section or key migrat; did you mean migrate?",
         '[tool.rocm-spirv.migrate]\nfail-on = "fatal"\n': "migrate.fail-on = 'fatal' is not valid; it takes "
                                                          "'error' or 'warning' or 'note'",
         '[tool.rocm-spirv.migrate]\nselect = [1]\n': "it takes a string or a list of strings",
@@ -100,4 +103,69 @@ def test_the_example_on_the_cli_page_is_read_as_written(tmp_path: Path) -> None:
     values = {s["key"]: s["value"] for s in doc["settings"] if s["source"] == "file"}
     assert values == {"migrate.fail-on": "error", "migrate.select": ["RSM1", "RSM204"], "migrate.ignore": ["RSM120"],
                       "migrate.exclude": ["third_party/*"],
-                      "migrate.baseline": str(p / "ci" / "migrate-baseline.json")}
+                      "migrate.baseline": str(p / "ci" / "migrate-baseline.json"),
+                      "compare.archs": "gfx90a,gfx942,gfx1100", "compare.reference-arch": "gfx942",
+                      "compare.repeat": 5, "compare.compress": True}
+
+
+@pytest.mark.slow
+def test_compare_takes_its_settings_and_flags_win(toolchain: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from conftest import SAMPLES
+
+    project = tmp_path / "kernels"
+    shutil.copytree(SAMPLES / "kernels", project)
+    (project / "rocm-spirv.toml").write_text('[compare]\narchs = ["gfx90a", "gfx1100"]\nreference-arch = "gfx90a"\n'
+                                             "repeat = 2\ncompress = false\n")
+
+    def run(*argv: str) -> dict[str, Any]:
+        done = subprocess.run([sys.executable, "-m", "rocm_spirv", "compare", str(project), "--compiler",
+                               str(toolchain / "bin" / "clang++"), "--no-jit", "--json", "-q", *argv],
+                              capture_output=True, text=True, check=False, timeout=1200,
+                              env={**os.environ, "PYTHONPATH": str(REPO / "plugin")})
+        assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]  # -q: no progress lines
+        doc: dict[str, Any] = json.loads(done.stdout)
+        return doc
+
+    doc = run()
+    by_name = {r["variant"]["name"]: r for r in doc["results"]}
+    assert set(by_name) == {"native", "native-1", "spirv"}  # compress = false: no +compress variants
+    assert by_name["native"]["offload_archs"] == ["gfx90a", "gfx1100"]
+    assert by_name["native-1"]["offload_archs"] == ["gfx90a"]
+    assert all(len(r["runs"]) == 2 for r in doc["results"])
+    doc = run("--repeat", "1", "--reference-arch", "gfx1100")
+    by_name = {r["variant"]["name"]: r for r in doc["results"]}
+    assert by_name["native-1"]["offload_archs"] == ["gfx1100"] and all(len(r["runs"]) == 1 for r in doc["results"])
+
+
+def test_top_level_settings_reach_toolchain_generate_and_the_wheel_provider(
+        toolchain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_spirv.wheel import provider
+
+    p = tmp_path / "p"
+    p.mkdir()
+    (p / "pyproject.toml").write_text('[build-system]\nrequires = ["scikit-build-core", "rocm-spirv"]\n'
+                                      '[tool.rocm-spirv]\noffload = "hybrid"\nnative-archs = ["gfx942", "gfx1100"]\n')
+    cxx = str(toolchain / "bin" / "clang++")
+
+    def generate(*argv: str) -> dict[str, Any]:
+        done = cli("toolchain", "generate", "--compiler", cxx, "--output", str(tmp_path / "tc.cmake"), "--json",
+                   "--force", *argv, cwd=p)
+        assert done.returncode == 0, done.stderr
+        doc: dict[str, Any] = json.loads(done.stdout)
+        return doc
+
+    doc = generate()
+    assert doc["offload"] == "hybrid" and doc["native_archs"] == ["gfx942", "gfx1100"]
+    doc = generate("--offload", "native", "--native-archs", "gfx90a")
+    assert doc["offload"] == "native" and doc["native_archs"] == ["gfx90a"]
+    monkeypatch.chdir(p)
+    monkeypatch.setattr(provider, "toolchain_file", lambda env, launcher="": tmp_path / "tc.cmake")
+    assert provider.defaults(state="wheel", env={})["cmake"]["define"] == {
+        "ROCM_SPIRV_OFFLOAD": "hybrid", "ROCM_SPIRV_NATIVE_ARCHS": "gfx942;gfx1100"}
+    (p / "pyproject.toml").write_text('[build-system]\nrequires = ["rocm-spirv"]\n[tool.rocm-spirv]\noflload = "x"\n')
+    with pytest.raises(SystemExit, match="unknown section or key oflload; did you mean offload"):
+        provider.defaults(state="wheel", env={})
+    shown = cli("config", str(p))
+    assert shown.returncode == 2 and "did you mean offload?" in shown.stderr

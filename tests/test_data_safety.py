@@ -8,7 +8,7 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -278,6 +278,43 @@ def test_presets_keep_user_files_and_edited_presets(tmp_path: Path, cxx: str) ->
     assert json.loads(f.read_text())["configurePresets"][1]["cacheVariables"] == {"MY_OPTION": "ON"}
 
 
+def test_presets_merge_keeps_the_files_formatting(tmp_path: Path, cxx: str) -> None:
+    f = tmp_path / "CMakePresets.json"
+    f.write_bytes(b'{\r\n\t"version": 6,\r\n\t"configurePresets": [\r\n\t\t{\r\n\t\t\t"name": "caf\xc3\xa9",\r\n'
+                  b'\t\t\t"generator": "Ninja"\r\n\t\t}\r\n\t]\r\n}\r\n')
+    assert presets(tmp_path, cxx).returncode == 0
+    data = f.read_bytes()
+    assert b"\r\n\t\t\t\"name\": \"caf\xc3\xa9\"" in data, data[:200]
+    assert data.count(b"\n") == data.count(b"\r\n") and b"\n  " not in data, "CRLF and tabs kept"
+    assert [p["name"] for p in json.loads(data)["configurePresets"]] == ["caf\u00e9", "native", "spirv", "hybrid"]
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"version": 6, "version": 3}', ["'version' twice"]),
+    ('{"version": 6, "configurePresets": [{"name": "a", "generator": "Ninja", "generator": "Make"}]}',
+     ["'generator' twice"]),
+    ('{"version": 6, "configurePresets": [{"name": ["spirv"]}]}', ['configurePresets[0] has a "name" that is a list']),
+])
+def test_presets_with_duplicate_keys_or_a_list_name_are_one_line(tmp_path: Path, cxx: str, text: str,
+                                                                 words: list[str]) -> None:
+    (tmp_path / "CMakePresets.json").write_text(text)
+    one_line_error(presets(tmp_path, cxx), *words)
+    assert (tmp_path / "CMakePresets.json").read_text() == text
+
+
+def test_presets_in_a_folder_cmake_cannot_name_are_refused_else_read_by_cmake(tmp_path: Path, cxx: str) -> None:
+    bad = tmp_path / "q'uote\\back$ENV{HOME}[=["
+    bad.mkdir()
+    one_line_error(presets(bad, cxx), "CMake rewrites", "rename the folder")
+    assert not (bad / "CMakePresets.json").exists()
+    good = tmp_path / "q'uote [=[;x"
+    good.mkdir()
+    (good / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n")
+    assert presets(good, cxx).returncode == 0
+    done = subprocess.run(["cmake", "--preset", "spirv"], cwd=good, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_concurrent_presets_runs_keep_each_others_presets(tmp_path: Path, cxx: str) -> None:
     for trial in range(4):
         folder = tmp_path / f"t{trial}"
@@ -337,6 +374,21 @@ def test_bazel_generate_keeps_a_users_toolchain_config(tmp_path: Path, cxx: str)
     assert cfg.read_text() == 'CLANG = "/opt/mine/clang++"\n' and other.read_bytes() == before
     assert cli("bazel", "generate", "--output-dir", str(repo), "--compiler", cxx, "--force").returncode == 0
     assert "rocm-spirv-generated" in cfg.read_text()
+
+
+def test_bazel_generate_keeps_a_users_file_mode(tmp_path: Path, cxx: str) -> None:
+    repo = tmp_path / "repo"
+    assert cli("bazel", "generate", "--output", str(repo), "--compiler", cxx).returncode == 0
+    cfg = repo / "toolchain_config.bzl"
+    cfg.chmod(0o600)
+    before = cfg.read_bytes()
+    scripts = [p for p in repo.rglob("*") if p.is_file() and p.stat().st_mode & 0o100]
+    other = tmp_path / "other" / "clang++"  # another compiler path: the file is re-rendered
+    other.parent.mkdir()
+    other.symlink_to(cxx)
+    assert cli("bazel", "generate", "--output", str(repo), "--compiler", str(other)).returncode == 0
+    assert cfg.read_bytes() != before and mode_of(cfg) == 0o600
+    assert all(p.stat().st_mode & 0o100 for p in scripts), "scripts keep their executable bit"
 
 
 def test_starlark_literals_read_back_the_value() -> None:
@@ -402,7 +454,8 @@ def test_diff_is_exactly_what_apply_writes_and_applies_with_patch_and_git(tmp_pa
 
 def test_apply_edits_a_symlinks_target_and_refuses_hard_links_and_read_only(tmp_path: Path) -> None:
     root = migrate_project(tmp_path / "p")
-    shared = tmp_path / "shared.cmake"
+    shared = root / "common" / "shared.txt"  # inside the scanned tree: links outside are refused
+    shared.parent.mkdir()
     shared.write_bytes((root / "d0" / "CMakeLists.txt").read_bytes())
     (root / "d0" / "CMakeLists.txt").unlink()
     (root / "d0" / "CMakeLists.txt").symlink_to(shared)
@@ -692,3 +745,143 @@ def test_default_path_recognises_its_unmarked_output_but_keeps_edits(tmp_path: P
     path.write_text(stamped + "# my edit\n")  # marked and edited: the user's
     one_line_error(cli("toolchain", "generate", "--compiler", cxx), "edited since")
     assert path.read_text().endswith("# my edit\n")
+
+
+# -- trust boundaries of migrate --apply -------------------------------------------------------
+
+def test_apply_refuses_a_link_out_of_the_scanned_tree(tmp_path: Path) -> None:
+    root = migrate_project(tmp_path / "p")
+    victim = tmp_path / "home" / "user.cmake"  # any CMake file of the user a cloned repository points at
+    victim.parent.mkdir()
+    victim.write_bytes(b"set(GPU_TARGETS gfx90a)\n")
+    (root / "d0" / "evil.cmake").symlink_to(victim)
+    before = tree(root)
+    proc = migrate(str(root), "--apply")
+    assert proc.returncode == 2 and b"outside the scanned folder" in proc.stderr, proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and b"Traceback" not in proc.stderr
+    assert victim.read_bytes() == b"set(GPU_TARGETS gfx90a)\n" and tree(root) == before
+
+
+@pytest.mark.parametrize("layout", ["link-and-target", "two-links"])
+def test_one_file_reached_by_two_paths_is_one_plan(tmp_path: Path, layout: str) -> None:
+    root = migrate_project(tmp_path / "p")
+    real = root / "d0" / "CMakeLists.txt"
+    for link in ("d8", "d9")[: 1 if layout == "link-and-target" else 2]:
+        (root / link).mkdir()
+        (root / link / "CMakeLists.txt").symlink_to("../d0/CMakeLists.txt")
+    if layout == "two-links":  # the target itself is not scanned under its own name
+        (root / "d0" / "CMakeLists.txt").rename(root / "d0" / "real.txt")
+        real = root / "d0" / "real.txt"
+        for link in ("d8", "d9"):
+            (root / link / "CMakeLists.txt").unlink()
+            (root / link / "CMakeLists.txt").symlink_to("../d0/real.txt")
+    diff = migrate(str(root), "--diff")
+    assert diff.returncode == 1  # edits pending
+    assert diff.stdout.count(b"+rocm_spirv_target(k0)") == 1, diff.stdout.decode(errors="replace")
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(root), str(copy)], check=True)
+    subprocess.run(["git", "apply", "-p1", "-"], input=diff.stdout, cwd=copy, check=True)
+    proc = migrate(str(root), "--apply")
+    assert proc.returncode == 0, proc.stderr
+    assert real.read_bytes() == (copy / real.relative_to(root)).read_bytes()
+    assert b"rocm_spirv_target(k0)" in real.read_bytes() and (root / "d8" / "CMakeLists.txt").is_symlink()
+    assert not [p for p in root.rglob(".*") if p.is_file()], "no staged or journal file left"
+
+
+def test_an_edit_during_the_commit_phase_stops_the_apply_and_is_kept(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_spirv.migrate import commit as txn
+    from rocm_spirv.migrate.apply import as_bytes, commit_order, plan
+    from rocm_spirv.migrate.scan import scan
+    root = migrate_project(tmp_path / "p")
+    s = scan(root)
+    changes = as_bytes(plan(s), s.bom)
+    order = commit_order(changes)
+    real_commit = txn.commit
+    victim = root / order[2]
+
+    def edit_while_committing(staged: Path, target: Path) -> None:
+        real_commit(staged, target)
+        if target == root / order[0]:  # the user saves the third file just after the first rename
+            with victim.open("ab") as f:
+                f.write(b"# my edit\n")
+
+    monkeypatch.setattr(txn, "commit", edit_while_committing)
+    with pytest.raises(UserError, match=f"{order[2]} changed while migrate --apply was replacing"):
+        txn.apply_all(root, changes, s.stamps, order)
+    assert victim.read_bytes().endswith(b"# my edit\n"), "the user's edit is kept"
+    proc = migrate(str(root), "--apply")  # the next run does not overwrite it either
+    assert proc.returncode == 2 and b"changed after an interrupted" in proc.stderr
+    assert victim.read_bytes().endswith(b"# my edit\n")
+
+
+def test_apply_keeps_posix_acls_and_user_xattrs(tmp_path: Path) -> None:
+    import struct
+    root = migrate_project(tmp_path / "p")
+    f = root / "d1" / "CMakeLists.txt"
+    # A POSIX ACL granting user 1234 rw- (the binary form setfacl writes): tags USER_OBJ, USER, GROUP_OBJ, MASK, OTHER.
+    acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", t, perm, i) for t, perm, i in
+                                          [(1, 6, 0xFFFFFFFF), (2, 6, 1234), (4, 4, 0xFFFFFFFF),
+                                           (0x10, 6, 0xFFFFFFFF), (0x20, 4, 0xFFFFFFFF)])
+    try:
+        os.setxattr(f, "system.posix_acl_access", acl)
+        os.setxattr(f, "user.origin", b"vendored from upstream")
+    except OSError as err:
+        pytest.skip(f"the file system of {tmp_path} holds no ACLs or user xattrs ({err.strerror})")
+    mode = mode_of(f)
+    assert migrate(str(root), "--apply").returncode == 0
+    assert b"rocm_spirv_target" in f.read_bytes()
+    assert os.getxattr(f, "system.posix_acl_access") == acl
+    assert os.getxattr(f, "user.origin") == b"vendored from upstream"
+    assert mode_of(f) == mode
+
+
+def test_sigterm_while_the_journal_is_written_leaves_no_litter(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_spirv.cli import Terminated
+    from rocm_spirv.migrate import commit as txn
+    from rocm_spirv.migrate.apply import as_bytes, commit_order, plan
+    from rocm_spirv.migrate.scan import scan
+    for state in ("staging", "commit"):
+        root = migrate_project(tmp_path / state, subdirs=5)
+        before = tree(root)
+        s = scan(root)
+        changes = as_bytes(plan(s), s.bom)
+        def terminated_inside(path: Path, data: str | bytes, *a: object, _state: str = state,
+                              real_write: Callable[..., None] = txn.write_atomic, **k: object) -> None:
+            if f'"state": "{_state}"' in str(data):
+                real_write(path, data)  # the journal is on disk: the signal lands just after its rename
+                raise Terminated()
+            real_write(path, data)
+
+        monkeypatch.setattr(txn, "write_atomic", terminated_inside)
+        with pytest.raises(Terminated):
+            txn.apply_all(root, changes, s.stamps, commit_order(changes))
+        monkeypatch.undo()
+        assert tree(root) == before, state
+        assert not [p.name for p in root.rglob(".*")], f"journal or staged copies left ({state})"
+
+
+def test_check_reports_a_folder_it_cannot_list() -> None:
+    import shutil
+    import tempfile
+    if os.geteuid() != 0:
+        pytest.skip("needs root to drop to another user (root itself may list any folder)")
+    top = Path(tempfile.mkdtemp(prefix="rocm-spirv-unlisted-"))  # pytest's tmp_path is private to root
+    top.chmod(0o755)
+    root = top / "p"
+    (root / "private").mkdir(parents=True)
+    (root / "CMakeLists.txt").write_text("project(p)\nset(GPU_TARGETS amdgcnspirv)\nadd_subdirectory(private)\n")
+    (root / "private" / "CMakeLists.txt").write_text("set(GPU_TARGETS gfx90a)\n")
+    (root / "private").chmod(0)
+    try:
+        # As a user who may not list it (root may list anything, so the test drops to nobody).
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                               "-m", "rocm_spirv", "migrate", str(root), "--check"],
+                              capture_output=True, check=False, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(Path(fsutil.__file__).parents[1])})
+    finally:
+        (root / "private").chmod(0o755)
+        shutil.rmtree(top)
+    assert proc.returncode == 1, proc.stderr
+    assert b"private/" in proc.stdout and b"cannot be listed" in proc.stdout

@@ -172,6 +172,36 @@ def test_fifo_and_devices_are_refused_without_hanging(tmp_path: Path) -> None:
     assert done.returncode == 2 and "FIFO" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
+def test_every_input_file_option_refuses_fifos_and_devices(tmp_path: Path) -> None:
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX)\n")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for argv, word in (
+        (["wheel", "metadata", "--targets", str(fifo), "--output", str(tmp_path / "r.json")], "FIFO"),
+        (["wheel", "metadata", "--targets", "/dev/zero", "--output", str(tmp_path / "r.json")], "character device"),
+        (["migrate", str(tmp_path), "--check", "--baseline", str(fifo)], "FIFO"),
+        (["migrate", str(tmp_path), "--check", "--baseline", "/dev/zero"], "character device"),
+    ):
+        done = run_cli(*argv, timeout=30)
+        assert done.returncode == 2 and word in done.stderr, (argv, done.stderr)
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_wheel_metadata_output_never_replaces_a_users_file(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    targets = tmp_path / "targets.txt"
+    targets.write_text("")
+    done = run_cli("wheel", "metadata", "--targets", str(targets), "--output", str(notes))
+    assert done.returncode == 2 and "refusing to replace it" in done.stderr and done.stderr.count("\n") == 1
+    assert notes.read_text() == "my notes\n"
+    record = tmp_path / "rocm_spirv.json"
+    assert run_cli("wheel", "metadata", "--targets", str(targets), "--output", str(record)).returncode == 0
+    assert run_cli("wheel", "metadata", "--targets", str(targets), "--output", str(record)).returncode == 0, \
+        "its own record is rewritten at every install"
+
+
 def test_migrate_skips_a_fifo_in_the_project(tmp_path: Path) -> None:
     (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX)\n")
     os.mkfifo(tmp_path / "kernels.hip")
@@ -310,6 +340,34 @@ def test_validate_rejected_module_fails_the_gate(art: dict[str, Path], tmp_path:
     assert code == 0  # without --validate nothing runs spirv-val
 
 
+def test_validate_runs_spirv_val_once_per_distinct_module(art: dict[str, Path], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """2,000 copies of two modules (one rejected): two spirv-val runs, and every entry gets its verdict."""
+    from rocm_spirv.inspect import validate as val
+    tool = val.spirv_val()
+    if tool is None:
+        pytest.skip("spirv-val was not found (pip install the dev extra, or apt-get install spirv-tools)")
+    good = spirv_module(art)
+    bad = bytearray(good)
+    struct.pack_into("<I", bad, 12, 10)
+    fb = tmp_path / "many.fb"
+    fb.write_bytes(plain_bundle([("hip-spirv64-amd-amdhsa--amdgcnspirv", good if i % 2 else bytes(bad))
+                                 for i in range(2_000)]))
+    runs: list[int] = []
+    real = val.validate_payload
+
+    def counted(t: str, payload: bytes, timeout: float = 60.0) -> object:
+        runs.append(len(payload))
+        return real(t, payload, timeout)
+
+    monkeypatch.setattr(val, "validate_payload", counted)
+    code, out, _ = cli(capsys, "inspect", "--validate", "--json", str(fb))
+    doc = json.loads(out)
+    assert code == 1 and len(runs) == 2, runs
+    assert len(doc["validation"]["failures"]) == 1_000
+
+
 # --- 5. compare: files in a build tree that are not binaries --------------------------------------
 
 def test_compare_skips_scripts_and_thin_archives(art: dict[str, Path], tmp_path: Path) -> None:
@@ -325,3 +383,63 @@ def test_compare_skips_scripts_and_thin_archives(art: dict[str, Path], tmp_path:
     (build / "broken.so").write_bytes(art["lib.so"].read_bytes()[:2000])
     with pytest.raises(UserError, match=r"broken\.so"):
         find_artifacts(build)
+
+
+@pytest.mark.parametrize("mode", [[], ["--check"], ["--json"], ["--format", "sarif"], ["--apply"]])
+def test_migrate_fingerprints_hash_bytes_not_text(tmp_path: Path, mode: list[str]) -> None:
+    """A Latin-1 byte in a finding's construct, and a source that is not UTF-8 at all."""
+    (tmp_path / "CMakeLists.txt").write_bytes(b'project(p)\nset(GPU_TARGETS gfx90a gfx942 "caf\xe9")\n')
+    (tmp_path / "k.cu").write_bytes(b"#if __gfx942__ // \xff\xfe\nint x;\n#endif\n")
+    done = subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", str(tmp_path), *mode,
+                           "--write-baseline", str(tmp_path / "b.json")], capture_output=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "plugin")}, check=False)
+    assert b"Traceback" not in done.stderr and done.returncode == (1 if mode == ["--check"] else 0), done.stderr
+    again = run_cli("migrate", str(tmp_path), "--check", "--baseline", str(tmp_path / "b.json"))
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+@pytest.mark.parametrize(("sig", "code"), [(2, 130), (15, 143)])
+def test_a_signal_in_the_first_second_is_one_line(tmp_path: Path, sig: int, code: int) -> None:
+    """Ctrl-C or SIGTERM while the command line is still importing its commands: no traceback, no raw death."""
+    import signal
+    import time
+    (tmp_path / "CMakeLists.txt").write_text("project(p)\nset(GPU_TARGETS gfx90a)\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO / "plugin")}
+    # Python itself needs some time to start before any code of ours can run: the child says when main()
+    # has installed its handler (the first thing it does), and the signal comes 0 to 0.5 s later.
+    probe = ("import sys, signal, os\n"
+             "import rocm_spirv.cli\n"
+             "real = signal.signal\n"
+             "def spy(sig, handler):\n"
+             "    old = real(sig, handler)\n"
+             "    if sig == signal.SIGTERM and handler is not old:\n"
+             "        os.write(1, b'r')\n"
+             "    return old\n"
+             "signal.signal = spy\n"
+             "sys.argv = ['rocm-spirv', 'migrate', sys.argv[1]]\n"
+             "sys.exit(rocm_spirv.cli.main())\n")
+    for delay in (0.0, 0.05, 0.2, 0.5):
+        proc = subprocess.Popen([sys.executable, "-c", probe, str(tmp_path)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env)
+        assert proc.stdout is not None and proc.stdout.read(1) == b"r"
+        time.sleep(delay)
+        proc.send_signal(signal.Signals(sig))
+        _, err = proc.communicate(timeout=60)
+        if proc.returncode == 0:
+            continue  # finished before the signal came
+        assert proc.returncode == code and b"Traceback" not in err, (delay, proc.returncode, err)
+        assert err.count(b"\n") == 1, err
+
+
+def test_deep_nesting_is_refused_per_file_in_one_line(tmp_path: Path) -> None:
+    """if() and #if nested beyond 1000 levels: the file is reported as not analyzed (quadratic otherwise)."""
+    n = 1_500
+    (tmp_path / "CMakeLists.txt").write_text("project(p)\n" + "if(A)\n" * n + "set(GPU_TARGETS gfx90a)\n"
+                                             + "endif()\n" * n)
+    (tmp_path / "k.hip").write_text("#if A\n" * n + "#if __gfx942__\nint x;\n#endif\n" + "#endif\n" * n)
+    (tmp_path / "ok.hip").write_text("#if A\n" * 900 + "#if __gfx942__\nint x;\n#endif\n" + "#endif\n" * 900)
+    done = run_cli("migrate", str(tmp_path), "--check", timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "CMakeLists.txt: error: blocks nested more than 1000 deep; skipped" in done.stdout, done.stdout
+    assert "k.hip: error: #if nested more than 1000 deep; skipped" in done.stdout
+    assert "ok.hip:901:" in done.stdout, "900 levels are still analyzed"

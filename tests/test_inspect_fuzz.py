@@ -8,8 +8,12 @@ seeds carry rich markup in archive member names, bundle ids and wheel member nam
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 import time
+from pathlib import Path
 
+import hostile
 import pytest
 from hostile import MARKUPS, bsd_ar, plain_bundle, wheel
 from hypothesis import HealthCheck, given, settings
@@ -92,3 +96,55 @@ def test_unmutated_seeds_are_clean(seeds: dict[str, bytes]) -> None:
     for name, data in seeds.items():
         report = inspect_data(name, data, LIMITS)
         assert report.files, name
+
+
+# -- count and string bombs: refused in one line naming the limit and its flag, or read in bounded time --
+
+BOMBS = {  # CI size: each just over the limit its flag lowers (the full size runs in benchmarks/fuzz_inspect.py)
+    "kd.co": (lambda: hostile.code_object_kd_symbols(2_001), "--max-symbols", "2000", "kernel symbols"),
+    "ids.fb": (lambda: hostile.many_ids_bundle(300, 4096), "--max-strings", "1M", "entry ids"),
+    "strings.bin": (lambda: hostile.offload_binary_strings(2_000), "--max-strings", "1M", "strings"),
+    "names.a": (lambda: hostile.gnu_ar_long_names(10, 2 << 20), "--max-strings", "1M", "long-name table"),
+    "many.a": (lambda: hostile.gnu_ar_long_names(3_001, 64), "--max-entries", "3000", "members"),
+    "many.whl": (lambda: wheel({f"pkg/lib{i}.so": b"\x7fELF" + bytes(60) for i in range(3_001)}), "--max-entries",
+                 "3000", "members"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOMBS))
+def test_bombs_are_refused_in_one_line_naming_the_flag(name: str, tmp_path: Path) -> None:
+    build, flag, value, words = BOMBS[name]
+    path = tmp_path / name
+    path.write_bytes(build())
+    done = subprocess.run([sys.executable, "-m", "rocm_spirv", "inspect", str(path), flag, value],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and flag in done.stderr and words in done.stderr, done.stderr
+
+
+def test_a_long_name_table_without_newlines_names_each_member_by_its_offset() -> None:
+    from rocm_spirv.inspect import archive
+    data = hostile.gnu_ar_long_names(3, 10_000)
+    names = [m.name for m in archive.members(data, "t.a")]
+    assert len(names) == 3 and all(set(n) <= {"n"} and 0 < len(n) <= archive.MAX_NAME for n in names)
+
+
+def test_a_code_object_under_the_symbol_limit_lists_its_kernels() -> None:
+    report = inspect_data("k.co", hostile.code_object_kd_symbols(50), Limits(max_symbols=50))
+    (entry,) = report.files[0].entries
+    assert entry.code_object is not None and len(entry.code_object.kernels) == 50
+
+
+def test_out_of_memory_under_a_memory_limit_is_one_line(tmp_path: Path) -> None:
+    """As a constrained CI job runs it (ulimit -v): a bomb let past its limit ends in one line, exit 2."""
+    import resource
+    path = tmp_path / "kd.co"
+    path.write_bytes(hostile.code_object_kd_symbols(720_000))
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (130 << 20, 130 << 20))
+
+    done = subprocess.run([sys.executable, "-m", "rocm_spirv", "inspect", str(path), "--max-symbols", "10000000",
+                           "--json"], capture_output=True, text=True, timeout=300, preexec_fn=limit, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.count("\n") == 1 and "out of memory" in done.stderr

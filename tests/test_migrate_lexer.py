@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -100,3 +105,26 @@ def test_tokens_cover_the_source_exactly(parts: list[str]) -> None:
     for t in toks:
         assert src[t.start : t.end] == t.text
         assert src.count("\n", 0, t.start) + 1 == t.line
+
+
+def test_a_lone_cr_is_not_a_line_end_as_in_cmake(tmp_path: Path) -> None:
+    """CMake's lexer ends lines at \\n only (CRLF is read as LF): `# note\\radd_library(k)` is one comment."""
+    src = "# note\radd_library(k k.hip)\nset(A 1)\rset(B 2)\r\nmessage(x)\n"
+    toks = kinds(src)
+    assert toks[0] == (Kind.LINE_COMMENT, "# note\radd_library(k k.hip)")
+    assert [c.name for c in parse(src)] == ["set", "set", "message"]
+    assert [c.line for c in parse(src)] == [2, 2, 3]
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("cmake is not on PATH (apt-get install cmake) to confirm the reading")
+    script = tmp_path / "probe.cmake"
+    script.write_bytes(b"# note\rmessage(FATAL_ERROR \"CMake read this as a command\")\nmessage(STATUS ok)\n")
+    done = subprocess.run([cmake, "-P", str(script)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "ok" in done.stdout + done.stderr
+
+
+def test_migrate_does_not_edit_a_command_hidden_behind_a_cr_comment(tmp_path: Path) -> None:
+    (tmp_path / "CMakeLists.txt").write_bytes(b"project(p)\n# note\radd_library(k k.hip)\nset(GPU_TARGETS gfx90a)\n")
+    diff = subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", str(tmp_path), "--diff"],
+                          capture_output=True, check=False, timeout=60)
+    assert diff.returncode == 1 and b"rocm_spirv_target(k)" not in diff.stdout, diff.stdout

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rocm_spirv import offload
 from rocm_spirv.migrate import cmake_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import Context
 from rocm_spirv.migrate.findings import Finding, Redirect
@@ -598,3 +600,16 @@ def test_pathological_conditions_are_undecided_not_a_crash() -> None:
     assert evaluate(" || ".join(["defined(X)"] * 3000)) is None
     deep = "#if " + "!" * 20000 + "defined(__gfx90a__)\nint x;\n#endif\n"
     assert [f.rule.id for f in source_rules.analyze("k.hip", deep).findings] == ["RSM201"]
+
+
+@pytest.mark.parametrize("generic", offload.GENERIC_TARGETS)
+def test_generic_targets_keep_arch_findings(generic: str) -> None:
+    """A generic ISA name in a list is an arch name like gfx942: the allow-list is still RSM108 and
+    a plain list still RSM101, with the generic name counted and quoted."""
+    found, _ = run(f"project(p)\nset(SUPPORTED_ARCHS gfx90a gfx942 {generic})\nset(MY_ARCHS gfx90a {generic})\n")
+    assert rules_at(found, 2) == {"RSM108"}
+    assert "allow-list of 3 arch names" in next(f.message for f in found if f.line == 2)
+    assert rules_at(found, 3) == {"RSM101"}
+    assert generic in next(f.message for f in found if f.line == 3)
+    alone, _ = run(f"project(p)\nset(SUPPORTED_ARCHS {generic}:xnack+)\n")
+    assert rules_at(alone, 2) == {"RSM108"}

@@ -4,6 +4,7 @@ whole setup (scikit-build-core's `scikit-build-core.config.default` entry point,
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -142,7 +143,7 @@ def test_provider_stays_out_of_sdists_opt_outs_and_own_toolchains(tmp_path: Path
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copy(PROJECT / "pyproject.toml", tmp_path / "pyproject.toml")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(provider, "toolchain_file", lambda env: tmp_path / "tc.cmake")
+    monkeypatch.setattr(provider, "toolchain_file", lambda env, launcher="": tmp_path / "tc.cmake")
     assert provider.defaults(state="wheel", env={}) == {
         "cmake": {"toolchain-file": str(tmp_path / "tc.cmake"), "version": ">=3.28"}}
     assert provider.defaults(state="sdist", env={}) == {}
@@ -167,3 +168,39 @@ def test_the_providers_file_edited_by_the_user_is_theirs(toolchain: Path, tmp_pa
     said = str(exc.value)
     assert "\n" not in said and "edited since, so it is yours now" in said and f"remove {path}" in said
     assert path.read_text().endswith("set(MY_OWN_SETTING ON)\n")
+
+
+@pytest.mark.parametrize(("requires", "ours"), [
+    ('["rocm-spirv; python_version < \\"3\\""]', False),
+    ('["rocm-spirv; python_version >= \\"3\\""]', True),
+    ('["rocm-spirv; extra == \\"gpu\\""]', False),
+])
+def test_a_requirement_whose_marker_is_false_asks_for_nothing(tmp_path: Path, requires: str, ours: bool) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[build-system]\nrequires = {requires}\n")
+    assert provider.requires_rocm_spirv(tmp_path / "pyproject.toml") is ours
+
+
+@pytest.mark.parametrize("content", ['build-system = "rocm-spirv"\n', "build-system = 3\n", None])
+def test_a_bad_or_blocking_pyproject_is_one_line(tmp_path: Path, content: str | None,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "pyproject.toml"
+    if content is None:
+        os.mkfifo(path)  # read, it would block the build for ever
+    else:
+        path.write_text(content)
+    with pytest.raises(SystemExit) as exc:
+        provider.requires_rocm_spirv(path)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and err.startswith("rocm-spirv: error: ")
+    assert ("not a table" if content else "FIFO") in err
+
+
+@pytest.mark.parametrize(("cmake_args", "own"), [
+    ("-DCMAKE_TOOLCHAIN_FILE=/x.cmake", True),
+    ("-G Ninja -D CMAKE_TOOLCHAIN_FILE:FILEPATH=/x.cmake", True),
+    ("--toolchain /x.cmake", True),
+    ("-DMY_NOTE=see_CMAKE_TOOLCHAIN_FILE=docs", False),
+    ('-DCMAKE_CXX_FLAGS="-DCMAKE_TOOLCHAIN_FILE_USED=1"', False),
+])
+def test_only_a_real_define_names_a_toolchain(cmake_args: str, own: bool) -> None:
+    assert provider.own_toolchain({"CMAKE_ARGS": cmake_args}) is own

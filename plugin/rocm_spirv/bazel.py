@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from rocm_spirv.generate.ownership import Plan, plan_write, stamp, write_planned
 from rocm_spirv.offload import device_debug_opted_in, spirv_device_flags
 from rocm_spirv.resources import templates_dir
 from rocm_spirv.toolchain.choose import resolve
+from rocm_spirv.toolchain.launcher import content_key
 from rocm_spirv.toolchain.probe import ProbeResult
 
 DEFAULT_OUTPUT = Path("rocm_spirv")
@@ -31,11 +33,15 @@ class BazelConfig:
     compiler: str
     clang_version: str
     source: str
-    spirv_flags: list[str] | None  # None: the compiler cannot emit amdgcnspirv
+    # Flags for the amdgcnspirv target, already scoped to it (offload.spirv_device_flags): toolchain.bzl
+    # puts them on every compile, host and native passes included. None: the compiler cannot emit amdgcnspirv.
+    spirv_flags: list[str] | None
     gfx_targets: list[str]
     default_copts: list[str] = field(default_factory=list)
     hip_runtime: str | None = None
     default_archs: list[str] = field(default_factory=lambda: list(DEFAULT_ARCHS))
+    # What the compiler links and includes without Bazel seeing it (docs/caching.md).
+    prefix_key: str = ""
 
     @classmethod
     def from_probe(cls, r: ProbeResult) -> BazelConfig:
@@ -54,6 +60,8 @@ class BazelConfig:
             default_copts=[] if r.device_libs else ["-nogpulib"],
             hip_runtime=r.hip_runtime,
             default_archs=default,
+            prefix_key=(content_key(Path(r.provisioned_prefix)) if r.provisioned_prefix
+                        else f"{r.path} {r.version}"),
         )
 
 
@@ -88,6 +96,15 @@ def _env() -> jinja2.Environment:
     )
     env.filters.update(starlark=starlark, starlark_in=starlark_in, make_var_in=make_var_in)
     return env
+
+
+def _keep_mode(path: Path, wanted: int) -> int | None:
+    """Re-rendering a file keeps the mode its user gave it (chmod 600); a script keeps its u+x."""
+    try:
+        have = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return wanted
+    return have | 0o100 if wanted & 0o100 else None
 
 
 WORKSPACE_FILES = ("WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel")
@@ -130,6 +147,7 @@ def render(cfg: BazelConfig, out: Path, force: bool = False) -> list[Path]:
         "gfx_targets": cfg.gfx_targets,
         "default_copts": cfg.default_copts,
         "default_archs": cfg.default_archs,
+        "prefix_key": cfg.prefix_key,
         "hip_runtime": str(runtime) if runtime else None,
         "hip_runtime_dir": str(runtime.parent) if runtime else None,
         "hip_runtime_name": runtime.name if runtime else None,
@@ -150,7 +168,7 @@ def render(cfg: BazelConfig, out: Path, force: bool = False) -> list[Path]:
             text = src.read_text(encoding="utf-8")
         plans.append((plan_write(dest, stamp(text, dest.name), force, remedy), mode))
     for plan, mode in plans:
-        write_planned(plan, mode)
+        write_planned(plan, _keep_mode(plan.path, mode))
     return [plan.path for plan, _ in plans]
 
 

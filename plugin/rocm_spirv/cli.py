@@ -19,7 +19,6 @@ from rocm_spirv import __version__, term
 from rocm_spirv.commands.flags import add_output_format, add_output_options
 from rocm_spirv.commands.teach import teach
 from rocm_spirv.errors import RocmSpirvError, os_error
-from rocm_spirv.resources import cmake_dir
 
 # Each name is a module in rocm_spirv.commands with register(subparsers); the
 # module sets func on its parser, which returns the exit code.
@@ -92,6 +91,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # SIGTERM unwinds like Ctrl-C, so the finally blocks that remove temp files run. Installed first
+    # thing (before the parser imports every command), so a signal in the first second is one line too.
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, _terminate)  # inside the try: the handler may run at the next bytecode
+        return _main(argv)
+    except Terminated:
+        print("rocm-spirv: terminated", file=sys.stderr)
+        return 143
+    except KeyboardInterrupt:
+        print("rocm-spirv: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     term.OUTPUT = term.Output()  # -q and --color set it while parsing; a fresh run starts from the defaults
     parser = build_parser()
     # Under a completion request (the shell sets _ARGCOMPLETE) this answers and exits; else it returns.
@@ -101,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         leaf: argparse.ArgumentParser = getattr(args, "_leaf", parser)
         leaf.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.cmakedir:
+        from rocm_spirv.resources import cmake_dir
+
         print(cmake_dir())
         return 0
     if args.completion:
@@ -109,8 +127,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    # SIGTERM unwinds like Ctrl-C, so the finally blocks that remove temp files run.
-    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         code: int = args.func(args)
     except RocmSpirvError as err:
@@ -131,14 +147,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:  # absurdly nested JSON or CMake that a reader did not catch itself
         print("rocm-spirv: error: an input file nests too deeply to read; fix that file", file=sys.stderr)
         return 2
-    except Terminated:
-        print("rocm-spirv: terminated", file=sys.stderr)
-        return 143
-    except KeyboardInterrupt:
-        print("rocm-spirv: interrupted", file=sys.stderr)
-        return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    except MemoryError:
+        # Under a memory limit (ulimit -v in a CI job) a budget larger than the limit ends here.
+        print("rocm-spirv: error: out of memory (the input is larger than this process may allocate); raise "
+              "the memory limit, or lower the command's limits (inspect --max-decompressed, --max-entries, "
+              "--max-symbols, --max-strings)",
+              file=sys.stderr)
+        return 2
     return code
 
 

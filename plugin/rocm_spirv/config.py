@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from rocm_spirv.compare.model import JIT_ESTIMATE_ARCH
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import describe
+from rocm_spirv.offload import MODES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -28,7 +31,7 @@ else:  # pragma: no cover - Python 3.10
 CONFIG_NAME = "rocm-spirv.toml"
 MAX_CONFIG_BYTES = 1 << 20  # a settings file is small; anything bigger is not one
 
-Source = Literal["default", "command line", "file"]
+Source = Literal["default", "command line", "environment", "file"]
 
 
 def _str_list(value: Any) -> list[str]:
@@ -55,24 +58,65 @@ def _path(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Setting:
-    key: str              # the file key, `<section>.<name>` (sections are commands)
+    key: str              # the file key: `<section>.<name>` (a section is a command), or a top-level name
     dest: str             # the argparse destination it fills
     flag: str             # the command-line spelling that wins over it
     check: Callable[[Any], Any]
     default: Any
     help: str
     relative_path: bool = False  # resolved against the settings file's folder, as ruff does
+    commands: tuple[str, ...] = ()  # a top-level setting: the commands that take it
+    env: str | None = None  # an environment variable that wins over the file (and loses to the flag)
 
     @property
     def section(self) -> str:
-        return self.key.split(".", 1)[0]
+        return self.key.split(".", 1)[0] if "." in self.key else ""
 
     @property
     def name(self) -> str:
-        return self.key.split(".", 1)[1]
+        return self.key.split(".", 1)[1] if "." in self.key else self.key
+
+    def applies_to(self, command: str) -> bool:
+        return self.section == command or command in self.commands
+
+
+def _archs(value: Any) -> str:
+    """A list of GPU targets or one comma/space-separated string, as --archs takes it."""
+    return ",".join(_str_list(value))
+
+
+def _repeat(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("a whole number of repeats, at least 1")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("true or false")
+    return value
+
+
+def _mode(value: Any) -> str:
+    if value not in MODES:
+        raise ValueError(" or ".join(repr(m) for m in MODES))
+    return str(value)
+
+
+def _launcher(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError("ccache, sccache or the path of a compiler launcher")
+    return value
 
 
 SETTINGS: tuple[Setting, ...] = (
+    Setting("offload", "offload", "--offload", _mode, None, "GPU code to build: native, spirv or hybrid",
+            commands=("toolchain generate", "wheel")),
+    Setting("native-archs", "native_archs", "--native-archs", _archs, None,
+            "native targets beside SPIR-V for native and hybrid builds", commands=("toolchain generate",
+                                                                                   "presets generate", "wheel")),
+    Setting("launcher", "launcher", "--launcher", _launcher, None, "compiler launcher (ccache, sccache or a path)",
+            commands=("toolchain generate", "presets generate", "compare", "wheel"), env="ROCM_SPIRV_LAUNCHER"),
     Setting("migrate.select", "select", "--select", _str_list, [],
             "report only these rule ids or prefixes"),
     Setting("migrate.ignore", "ignore", "--ignore", _str_list, [], "never report these rule ids or prefixes"),
@@ -81,8 +125,14 @@ SETTINGS: tuple[Setting, ...] = (
             "lowest severity that fails --check"),
     Setting("migrate.baseline", "baseline", "--baseline", _path, None,
             "findings recorded in this file do not fail --check", relative_path=True),
+    Setting("compare.archs", "archs", "--archs", _archs, None, "the native targets the per-arch build compiles"),
+    Setting("compare.reference-arch", "reference_arch", "--reference-arch", _archs, JIT_ESTIMATE_ARCH,
+            "the one native target SPIR-V is held against"),
+    Setting("compare.repeat", "repeat", "--repeat", _repeat, 3, "repeats per variant"),
+    Setting("compare.compress", "compress", "--compress", _bool, None,
+            "also build with --offload-compress (default: when the compiler supports it)"),
 )
-SECTIONS = tuple(dict.fromkeys(s.section for s in SETTINGS))
+SECTIONS = tuple(dict.fromkeys(s.section for s in SETTINGS if s.section))
 
 
 @dataclass
@@ -139,8 +189,17 @@ def parse_table(path: Path, table: dict[str, Any]) -> dict[str, Any]:
     known = {s.key: s for s in SETTINGS}
     out: dict[str, Any] = {}
     for section, body in table.items():
+        top = known.get(section)
+        if top is not None and top.section == "":
+            try:
+                out[section] = top.check(body)
+            except ValueError as err:
+                raise UserError(f"{path}: {section} = {body!r} is not valid", f"it takes {err}") from None
+            continue
         if section not in SECTIONS:
-            raise UserError(f"{path}: unknown section [{section}]", _guess(section, SECTIONS, "sections"))
+            tops = [s.key for s in SETTINGS if not s.section]
+            raise UserError(f"{path}: unknown section or key {section}",
+                            _guess(section, [*SECTIONS, *tops], "sections and top-level keys"))
         if not isinstance(body, dict):
             raise UserError(f"{path}: {section} is not a table", f"write it as [{section}] with keys under it")
         for name, value in body.items():
@@ -171,12 +230,14 @@ def resolve(args: argparse.Namespace, section: str, start: Path) -> Resolved:
     from_file = parse_table(*found) if found else {}
     resolved = Resolved(found[0] if found else None)
     for s in SETTINGS:
-        if s.section != section:
+        if not s.applies_to(section):
             continue
         given = getattr(args, s.dest, None)
         source: Source
         if given is not None:
             value, source = given, "command line"
+        elif s.env and os.environ.get(s.env):
+            value, source = None, "environment"  # the command reads the variable itself
         elif s.key in from_file:
             value, source = from_file[s.key], "file"
         else:
@@ -195,8 +256,20 @@ def show(start: Path) -> tuple[Path | None, list[tuple[Setting, Any, Source]]]:
     from_file = parse_table(*found) if found else {}
     rows: list[tuple[Setting, Any, Source]] = []
     for s in SETTINGS:
-        if s.key in from_file:
+        if s.env and os.environ.get(s.env):
+            rows.append((s, os.environ[s.env], "environment"))
+        elif s.key in from_file:
             rows.append((s, from_file[s.key], "file"))
         else:
             rows.append((s, s.default, "default"))
     return (found[0] if found else None), rows
+
+
+def file_values(command: str, start: Path) -> dict[str, Any]:
+    """The settings file's values for `command` ({key: value}), for code with no argparse namespace
+    (the wheel provider)."""
+    found = find_file(start)
+    if found is None:
+        return {}
+    return {k: v for k, v in parse_table(*found).items() if any(s.key == k and s.applies_to(command)
+                                                                  for s in SETTINGS)}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_spirv.fsutil import sha256_file
-from rocm_spirv.offload import MODES, Mode, device_debug_opted_in, spirv_device_flags
+from rocm_spirv.offload import MODES, SPIRV_TARGET, Mode, device_debug_opted_in, spirv_device_flags
 from rocm_spirv.toolchain.buildcheck import SKIP_ENV, explain, rejections
 from rocm_spirv.toolchain.choose import choose
 from rocm_spirv.toolchain.discover import rocm_roots
@@ -98,14 +98,14 @@ def prefix_problems(prefix: Path) -> list[str]:
     if manifest is None:
         return [f"{prefix}/manifest.json is missing or from another rocm-spirv version"]
     problems = [f"{p} is gone" for p in manifest.external if not Path(p).exists()]
-    # The wrappers are what every build runs; missing headers, libraries or
-    # device code are reported by their own checks and the mode builds.
+    # Every file is hashed (a few MiB): a truncated device library is as broken as a changed wrapper.
+    # Missing headers, libraries or device code are reported by their own checks and the mode builds;
+    # a missing wrapper is reported here, as every build runs one.
     for rel, digest in manifest.files.items():
         path = prefix / rel
-        if not rel.startswith("bin/"):
-            continue
         if not path.is_file():
-            problems.append(f"{path} is missing")
+            if rel.startswith("bin/"):
+                problems.append(f"{path} is missing")
         elif sha256_file(path) != digest:
             problems.append(f"{path} was changed")
     return problems
@@ -138,8 +138,8 @@ def build_program(compiler: ProbeResult, mode: Mode, workdir: Path, spirv_val: S
 
     -g as in Debug and RelWithDebInfo builds (the default of many projects): device debug info is
     where LLVM 22's SPIR-V went invalid."""
-    archs = {"native": [native_arch(compiler)], "spirv": ["amdgcnspirv"],
-             "hybrid": ["amdgcnspirv", native_arch(compiler)]}[mode]
+    archs = {"native": [native_arch(compiler)], "spirv": [SPIRV_TARGET],
+             "hybrid": [SPIRV_TARGET, native_arch(compiler)]}[mode]
     src = workdir / "program.hip"
     src.write_text(PROGRAM)
     obj, exe = workdir / f"{mode}.o", workdir / mode

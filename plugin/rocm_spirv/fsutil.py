@@ -167,11 +167,37 @@ def stage(target: Target, data: bytes, mode: int | None = None, name: str | None
                                     "and a replacement could not keep that owner",
                                     "run as its owner, or write elsewhere") from None
             os.fchmod(f.fileno(), final_mode)
+            if st is not None:
+                copy_xattrs(target.path, f.fileno())
             os.fsync(f.fileno())
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return tmp
+
+
+# Labels the security policy assigns to every new file by itself; copying them may need privileges.
+_POLICY_XATTRS = ("security.selinux", "security.SMACK64", "security.apparmor")
+
+
+def copy_xattrs(source: Path, fd: int) -> None:
+    """The extended attributes of source (POSIX ACLs are system.posix_acl_access, user.* what tools
+    and users attach) onto the open replacement, or one line refusing the write."""
+    try:
+        names = os.listxattr(source)
+    except OSError as err:
+        if err.errno in (errno.ENOTSUP, errno.ENODATA):
+            return  # a file system without extended attributes: nothing to keep
+        raise
+    for name in names:
+        if name in _POLICY_XATTRS:
+            continue
+        try:
+            os.setxattr(fd, name, os.getxattr(source, name))
+        except OSError as err:
+            raise UserError(f"refusing to write {source}: its extended attribute {name} (an ACL or a tag) "
+                            f"could not be kept ({err.strerror})",
+                            "remove that attribute if it need not stay, or edit the file by hand") from None
 
 
 def commit(staged: Path, target: Path) -> None:

@@ -1,17 +1,89 @@
-"""The offload vocabulary: modes, GPU target lists and the SPIR-V device flags.
+"""The offload vocabulary: modes, GPU target names (the target-id grammar and the table of known
+targets), what counts as an AMD arch flag, target lists and the SPIR-V device flags.
 
-cmake/RocmSpirvOffload.cmake spells the same rules for the CMake package;
-tests/test_offload_vocabulary.py runs both on the same inputs so they cannot drift.
+cmake/RocmSpirvOffload.cmake spells the same rules for the CMake package and templates/bazel/*.bzl
+for Bazel; tests/test_offload_vocabulary.py runs them on the same inputs so they cannot drift.
+
+Adding a GPU family is one row per processor in TARGETS (its EF_AMDGPU_MACH value from LLVM's
+AMDGPUUsage); the generic names, `inspect`'s code-object table and the CMake fallback list follow.
+Which targets a compiler accepts comes from the compiler itself (the probe's gfx_targets, from
+`-print-supported-cpus`); TARGETS is the fallback for reading binaries and checking name shapes.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal, TypeGuard
+
+from rocm_spirv import settings
 
 Mode = Literal["native", "spirv", "hybrid"]
 MODES: tuple[Mode, ...] = ("native", "spirv", "hybrid")
 SPIRV_TARGET = "amdgcnspirv"
+
+# Target ids (LLVM AMDGPUUsage "Target ID"): a processor, then features each + or -. A processor is
+# gfx + 2-4 digits + an optional letter (gfx90a, gfx1151) or a generic ISA (gfx9-4-generic).
+FEATURES: tuple[str, ...] = ("sramecc", "xnack")
+PROCESSOR_PATTERN = r"gfx[0-9]{2,4}[a-z]?"
+GENERIC_PATTERN = r"gfx[0-9]{1,2}(?:-[0-9]{1,2})?-generic"
+GPU_NAME_PATTERN = f"(?:{GENERIC_PATTERN}|{PROCESSOR_PATTERN})"
+FEATURE_SUFFIX_PATTERN = r"(?::[a-z]+[+-])*"  # any feature name: a typo is still a target id to report
+# Compilers spell them in lower case; readers of build files (migrate) add re.IGNORECASE.
+GPU_NAME = re.compile(GPU_NAME_PATTERN)
+TARGET_ID = re.compile(f"{GPU_NAME_PATTERN}{FEATURE_SUFFIX_PATTERN}")
+# An AMD arch flag's option names; CUDA's sm_*/compute_* and MUSA's mp_* share --offload-arch.
+ARCH_FLAG_OPTIONS: tuple[str, ...] = ("--offload-arch", "--amdgpu-target", "-amdgpu-target", "--cuda-gpu-arch")
+NON_AMD_ARCH_PREFIXES: tuple[str, ...] = ("sm_", "compute_", "mp_")
+
+
+@dataclass(frozen=True)
+class GpuTarget:
+    name: str  # gfx942, gfx9-4-generic
+    mach: int  # EF_AMDGPU_MACH_* in a code object's e_flags (llvm/BinaryFormat/ELF.h)
+
+    @property
+    def generic(self) -> bool:
+        return self.name.endswith("-generic")
+
+
+# Every AMDGPU target LLVM names an EF_AMDGPU_MACH value for (AMDGPUUsage "AMDGPU EF_AMDGPU_MACH Values").
+TARGETS: tuple[GpuTarget, ...] = tuple(GpuTarget(n, m) for m, n in (
+    (0x20, "gfx600"), (0x21, "gfx601"), (0x22, "gfx700"), (0x23, "gfx701"), (0x24, "gfx702"), (0x25, "gfx703"),
+    (0x26, "gfx704"), (0x28, "gfx801"), (0x29, "gfx802"), (0x2A, "gfx803"), (0x2B, "gfx810"), (0x2C, "gfx900"),
+    (0x2D, "gfx902"), (0x2E, "gfx904"), (0x2F, "gfx906"), (0x30, "gfx908"), (0x31, "gfx909"), (0x32, "gfx90c"),
+    (0x33, "gfx1010"), (0x34, "gfx1011"), (0x35, "gfx1012"), (0x36, "gfx1030"), (0x37, "gfx1031"),
+    (0x38, "gfx1032"), (0x39, "gfx1033"), (0x3A, "gfx602"), (0x3B, "gfx705"), (0x3C, "gfx805"),
+    (0x3D, "gfx1035"), (0x3E, "gfx1034"), (0x3F, "gfx90a"), (0x40, "gfx940"), (0x41, "gfx1100"),
+    (0x42, "gfx1013"), (0x43, "gfx1150"), (0x44, "gfx1103"), (0x45, "gfx1036"), (0x46, "gfx1101"),
+    (0x47, "gfx1102"), (0x48, "gfx1200"), (0x49, "gfx1250"), (0x4A, "gfx1151"), (0x4B, "gfx941"),
+    (0x4C, "gfx942"), (0x4E, "gfx1201"), (0x4F, "gfx950"), (0x50, "gfx1310"), (0x51, "gfx9-generic"),
+    (0x52, "gfx10-1-generic"), (0x53, "gfx10-3-generic"), (0x54, "gfx11-generic"), (0x55, "gfx1152"),
+    (0x57, "gfx1154"), (0x58, "gfx1153"), (0x59, "gfx12-generic"), (0x5A, "gfx1251"),
+    (0x5B, "gfx12-5-generic"), (0x5C, "gfx1172"), (0x5D, "gfx1170"), (0x5E, "gfx1171"),
+    (0x5F, "gfx9-4-generic"), (0x62, "gfx11-7-generic"), (0x63, "gfx13-generic"),
+))
+MACH: dict[int, str] = {t.mach: t.name for t in TARGETS}
+# Generic ISA names, oldest family first (the order CMake's fallback list gives them).
+GENERIC_TARGETS: tuple[str, ...] = tuple(sorted(
+    (t.name for t in TARGETS if t.generic), key=lambda n: tuple(int(x) for x in re.findall(r"[0-9]+", n))))
+
+
+def is_gpu_name(text: str) -> bool:
+    """gfx942, gfx90a, gfx9-4-generic: a processor or generic ISA name, without features."""
+    return GPU_NAME.fullmatch(text) is not None
+
+
+def is_target_id(text: str) -> bool:
+    """A GPU name with optional features (gfx90a:xnack+:sramecc-)."""
+    return TARGET_ID.fullmatch(text) is not None
+
+
+def is_amd_arch_flag(flag: str) -> bool:
+    """--offload-arch=gfx942 (or amdgcnspirv, or a variable) is one; --offload-arch=sm_80 is CUDA's."""
+    option, eq, value = flag.partition("=")
+    return bool(eq) and option in ARCH_FLAG_OPTIONS and not value.startswith(NON_AMD_ARCH_PREFIXES)
 
 
 def is_mode(text: str) -> TypeGuard[Mode]:
@@ -36,13 +108,13 @@ def offload_list(mode: Mode, native_archs: Sequence[str]) -> tuple[str, ...]:
 
 # Opting in to device debug info for the in-tree SPIR-V backend (docs/toolchain.md):
 # the wrappers read this environment variable, the CMake package its cache option.
-DEVICE_DEBUG_ENV = "ROCM_SPIRV_DEVICE_DEBUG"
+DEVICE_DEBUG_ENV = settings.DEVICE_DEBUG.name
 IN_TREE_BACKEND = "-use-spirv-backend"
 
 
 def device_debug_opted_in(environ: Mapping[str, str]) -> bool:
     """The wrappers' test of ROCM_SPIRV_DEVICE_DEBUG (1, on, yes, true in any case)."""
-    return environ.get(DEVICE_DEBUG_ENV, "").strip().lower() in ("1", "on", "yes", "true")
+    return settings.switch(settings.DEVICE_DEBUG, False, environ)
 
 
 def spirv_device_flags(probed: Sequence[str], device_debug: bool = False) -> list[str]:

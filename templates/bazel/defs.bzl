@@ -82,7 +82,9 @@ def _hip_library_impl(ctx):
         ctx.actions.run(
             executable = tc.compiler,
             arguments = [args],
-            inputs = depset([src], transitive = [headers]),
+            # The key file stands for what clang reads from its prefix (device libraries,
+            # headers) by absolute path, which Bazel never sees: a changed prefix misses.
+            inputs = depset([src, tc.key_file], transitive = [headers]),
             outputs = [obj],
             mnemonic = "HipCompile",
             progress_message = "Compiling HIP ({}) {}".format(tc.mode, src.short_path),

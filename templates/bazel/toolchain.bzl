@@ -10,8 +10,9 @@ HipToolchainInfo = provider(
         "mode": "spirv, native or hybrid",
         "archs": "native gfx targets (native and hybrid)",
         "offload_flags": "--offload-arch=... and the flags SPIR-V needs",
-        "spirv_flags": "extra flags for amdgcnspirv",
+        "spirv_flags": "extra flags for amdgcnspirv (device-only ones behind -Xarch_amdgcnspirv)",
         "valid_archs": "every gfx target the compiler accepts",
+        "key_file": "a file holding the prefix's content key: an input of every compile action",
     },
 )
 
@@ -31,7 +32,10 @@ def _hip_toolchain_impl(ctx):
         fail("--@rocm_spirv//:offload={}: {} cannot emit amdgcnspirv; ".format(mode, ctx.attr.compiler) +
              "use --@rocm_spirv//:offload=native, or run `rocm-spirv toolchain provision` and " +
              "`rocm-spirv bazel generate` again")
+    key_file = ctx.actions.declare_file(ctx.label.name + ".prefix_key")
+    ctx.actions.write(key_file, ctx.attr.prefix_key + "\n")
     return [HipToolchainInfo(
+        key_file = key_file,
         compiler = ctx.attr.compiler,
         default_copts = ctx.attr.default_copts,
         mode = mode,
@@ -48,6 +52,7 @@ hip_toolchain = rule(
         "compiler": attr.string(mandatory = True),
         "default_copts": attr.string_list(),
         "offload": attr.label(mandatory = True, providers = [OffloadInfo]),
+        "prefix_key": attr.string(),
         "spirv_flags": attr.string_list(),
         "spirv_supported": attr.bool(default = True),
         "valid_archs": attr.string_list(),

@@ -11,6 +11,8 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from rocm_spirv import config
+from rocm_spirv.commands import flags
 from rocm_spirv.compare import plan as planning
 from rocm_spirv.compare import reproduce
 from rocm_spirv.compare.model import DEFAULT_ARCHS, JIT_ESTIMATE_ARCH
@@ -21,8 +23,9 @@ from rocm_spirv.compare.view import print_human
 from rocm_spirv.errors import UserError
 from rocm_spirv.resources import _PKG
 from rocm_spirv.term import console as make_console
-from rocm_spirv.term import esc, plain
+from rocm_spirv.term import esc, plain, progress_wanted
 from rocm_spirv.toolchain.choose import choose, probe_all
+from rocm_spirv.toolchain.launcher import resolve_launcher
 
 
 def default_project(sample: str = "hip_library") -> Path:
@@ -44,7 +47,7 @@ def check_define(text: str) -> str:
         raise UserError(f"-D {text!r} is not VAR=VALUE", "pass e.g. -D BUILD_TESTING=ON")
     if var in VARIANT_OWNED:
         raise UserError(f"-D {var} is set by every variant's toolchain file",
-                        "use --archs, --native-archs or --baseline for targets")
+                        "use --archs, --native-archs or --reference-arch for targets")
     return text
 
 
@@ -55,15 +58,16 @@ def register(sub: Any) -> None:
                         "samples/kernels is the builtin-only lower bound; with --wheel, samples/python_ext)")
     p.add_argument("--archs", help="native targets, separated by , ; or spaces "
                                    f"(default: {','.join(DEFAULT_ARCHS[:8])})")
-    p.add_argument("--baseline", default=JIT_ESTIMATE_ARCH,
-                   help=f"the one native target SPIR-V is held against (default {JIT_ESTIMATE_ARCH})")
+    reference = p.add_argument("--reference-arch", default=None, metavar="GFX",
+                               help=f"the one native target SPIR-V is held against (default {JIT_ESTIMATE_ARCH})")
+    flags.deprecated(p, "--baseline", reference)  # --baseline is a findings file (migrate)
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="VAR=VALUE",
                    help="a CMake cache entry for every variant (repeatable), e.g. -D BUILD_TESTING=ON")
     p.add_argument("--target", dest="targets", action="append", default=[], metavar="NAME",
                    help="build only this target (repeatable; default: all)")
     p.add_argument("--native-archs", help="also build hybrid: SPIR-V plus these native targets")
     p.add_argument("--scaling", help="numbers of native targets to plot against, e.g. 1,2,4,8,16")
-    p.add_argument("--repeat", type=int, default=3, help="repeats per variant (default 3)")
+    p.add_argument("--repeat", type=int, default=None, help="repeats per variant (default 3)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism (at least 1)")
     p.add_argument("--compress", action=argparse.BooleanOptionalAction, default=None,
                    help="also build with --offload-compress, as ROCm libraries ship (default: on when the "
@@ -72,6 +76,9 @@ def register(sub: Any) -> None:
                    help="skip measuring the first-launch JIT work on the baseline build (an offline proxy: "
                         "device-library link, opt, llc, ld.lld per HIP source)")
     p.add_argument("--compiler", help="clang++ to use (default: discovered)")
+    p.add_argument("--launcher", metavar="ccache|sccache|PATH",
+                   help="compiler launcher for every variant's build (default: $ROCM_SPIRV_LAUNCHER, else none); "
+                        "build times then include the cache's hits (docs/caching.md)")
     p.add_argument("--report", type=Path, help="write report.md, report.json, scaling.png here")
     p.add_argument("--against", type=Path, metavar="REPORT_JSON",
                    help="check this run against an earlier report.json: identical sizes, "
@@ -89,6 +96,8 @@ def _run(args: argparse.Namespace) -> int:
     project = (args.project or default_project("python_ext" if args.wheel else "hip_library")).resolve()
     if not (project / "CMakeLists.txt").is_file():
         raise UserError(f"{project} has no CMakeLists.txt", "pass the folder of a CMake project")
+    # [tool.rocm-spirv.compare] of the project compared (flags win); the defaults live in config.SETTINGS.
+    config.resolve(args, "compare", project)
     if args.wheel and not (project / "pyproject.toml").is_file():
         raise UserError(f"{project} has no pyproject.toml, so --wheel cannot build it with pip wheel",
                         "pass a scikit-build-core project, or drop --wheel to compare the CMake build")
@@ -108,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
     archs = planning.parse_archs(args.archs, comp.gfx_targets)
     native = (planning.parse_archs(args.native_archs, comp.gfx_targets, "--native-archs")
               if args.native_archs is not None else [])
-    (baseline,) = planning.parse_archs(args.baseline, comp.gfx_targets, "--baseline")[:1]
+    (baseline,) = planning.parse_archs(args.reference_arch, comp.gfx_targets, "--reference-arch")[:1]
     scaling = planning.parse_scaling(args.scaling, len(DEFAULT_ARCHS))
     compress = args.compress
     if compress is None:
@@ -118,12 +127,15 @@ def _run(args: argparse.Namespace) -> int:
                         "use clang 18 or newer, or drop --compress")
     variants = planning.variants(archs, native, scaling, compress, baseline)
     setup = Setup(project, comp, args.jobs, wheel=args.wheel, build_isolation=not args.no_build_isolation,
-                  defines=defines, targets=tuple(args.targets), jit=not args.no_jit)
+                  defines=defines, targets=tuple(args.targets), jit=not args.no_jit,
+                  launcher=resolve_launcher(args.launcher))
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
                 "spirv_flags": comp.spirv_flags}
     console = make_console(stderr=args.json)
     total = len(variants) * args.repeat
-    if console.is_terminal:
+    if not progress_wanted():  # -q: results only
+        result = compare(setup, variants, args.repeat, compiler, lambda m: None)
+    elif console.is_terminal:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=console, transient=True) as bar:
             task = bar.add_task("building", total=total)

@@ -29,6 +29,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     print(f"settings file: {found if found else 'none (defaults only)'}")
     for s, value, source in rows:
-        where = f"from {found.name}" if source == "file" and found else "default"
+        where = f"from {found.name}" if source == "file" and found else (
+            f"from ${s.env}" if source == "environment" else "default")
         print(f"{s.key} = {json.dumps(value)}  ({where}; {s.flag} wins)")
     return 0

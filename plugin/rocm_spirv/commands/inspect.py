@@ -15,6 +15,7 @@ from rocm_spirv.inspect.base import (
     DEFAULT_LIMITS,
     BudgetExceeded,
     FormatError,
+    LimitExceeded,
     Limits,
     human_size,
     parse_size,
@@ -44,7 +45,24 @@ def register(sub: Any) -> None:
     p.add_argument(BUDGET_FLAG, dest="max_decompressed", type=_size, default=DEFAULT_BUDGET, metavar="SIZE",
                    help="bytes decompressed (bundles, wheel members) and copied (archive members) per run, "
                         f"all inputs together (default {human_size(DEFAULT_BUDGET)}; e.g. 2G)")
+    for flag, dest, what in (("--max-entries", "max_entries", "bundle entries, archive and wheel members, offload "
+                              "images per container"),
+                             ("--max-symbols", "max_symbols", "kernel symbols per code object"),
+                             ("--max-strings", "max_string_bytes", "bytes of ids, names and strings per container")):
+        p.add_argument(flag, dest=dest, type=_size if dest == "max_string_bytes" else _count,
+                       default=getattr(DEFAULT_LIMITS, dest), metavar="N",
+                       help=f"{what} (default {getattr(DEFAULT_LIMITS, dest):,})")
     p.set_defaults(func=_run)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count; use e.g. 500000") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive count")
+    return value
 
 
 def _size(text: str) -> int:
@@ -64,6 +82,8 @@ def load(paths: list[Path], sink: Sink | None = None, limits: Limits = DEFAULT_L
         except BudgetExceeded as err:
             raise UserError(str(err), f"{BUDGET_FLAG} SIZE sets the budget: raise it (e.g. 2G) for a trusted input, "
                             "within the memory the process may use") from None
+        except LimitExceeded as err:
+            raise UserError(str(err)) from None
         except FormatError as err:
             raise UserError(str(err), "is the file complete and a HIP build output?") from None
         except IsADirectoryError:
@@ -84,7 +104,8 @@ def _run(args: argparse.Namespace) -> int:
         # A gate that cannot run must not pass: exit 2 rather than report every module "not run" and 0.
         raise UserError("--validate needs spirv-val, which was not found (PyPI, the prefix, PATH)",
                         f"{SPIRV_VAL_REMEDY}, or drop --validate")
-    inputs = load(args.paths, sink, Limits(max_decompressed=args.max_decompressed))
+    inputs = load(args.paths, sink, Limits(max_decompressed=args.max_decompressed, max_entries=args.max_entries,
+                                           max_symbols=args.max_symbols, max_string_bytes=args.max_string_bytes))
     if sink is not None and tool is not None:
         inputs = [InputReport(i.path, i.format, tuple(validate(list(i.files), sink, tool))) for i in inputs]
     files = [f for i in inputs for f in i.files]

@@ -13,15 +13,17 @@ from typing import Any
 from rocm_spirv import config
 from rocm_spirv.commands import flags
 from rocm_spirv.errors import UserError
-from rocm_spirv.fsutil import describe, locked, write_atomic
+from rocm_spirv.fsutil import describe, locked, read_regular, write_atomic
 from rocm_spirv.migrate import gate as gating
-from rocm_spirv.migrate.apply import as_bytes, commit_order, plan, unified_diff
+from rocm_spirv.migrate.apply import as_bytes, by_real_path, commit_order, plan, unified_diff
 from rocm_spirv.migrate.commit import apply_all, pending, recover
 from rocm_spirv.migrate.gate import Gate
 from rocm_spirv.migrate.report import print_table, to_json, write_statistics, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
 from rocm_spirv.term import console, note
+
+MAX_BASELINE = 64 << 20  # fingerprints of a million findings
 
 
 def register(sub: Any) -> None:
@@ -91,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
         s = scan(root.resolve(), tuple(args.exclude))
         changes = as_bytes(plan(s), s.bom)
         if args.diff:
-            _write_bytes(unified_diff(changes))
+            _write_bytes(unified_diff(by_real_path(changes, base)))
             return 1 if changes else 0  # as ruff --diff: a pending edit fails a CI step
     else:
         # One apply at a time per project: the folder itself is the lock (no lock file left in it).
@@ -130,9 +132,18 @@ def _baseline(path: Path | None) -> frozenset[str] | None:
     if path is None:
         return None
     try:
-        text = path.read_text(encoding="utf-8")
+        # A FIFO or /dev/zero would block or never end: a regular file of a sane size only.
+        data = read_regular(path, MAX_BASELINE)
     except OSError as err:
         raise UserError(f"cannot read baseline {path}: {err.strerror}",
+                        f"record one with `rocm-spirv migrate PATH --write-baseline {path}`") from None
+    if data is None:
+        raise UserError(f"baseline {path} is larger than {MAX_BASELINE >> 20} MiB",
+                        f"record one with `rocm-spirv migrate PATH --write-baseline {path}`")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"baseline {path} is not UTF-8 text",
                         f"record one with `rocm-spirv migrate PATH --write-baseline {path}`") from None
     return gating.read_baseline(text, str(path))
 

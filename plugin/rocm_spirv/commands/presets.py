@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rocm_spirv import jsondoc
+from rocm_spirv import config, jsondoc
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import check_target, locked, write_atomic
 from rocm_spirv.generate.ownership import plan_write, stamp, write_planned
@@ -15,7 +15,9 @@ from rocm_spirv.generate.presets import TOOLCHAIN_DIR, merge, toolchain_file_nam
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.offload import MODES, parse_archs
 from rocm_spirv.toolchain.choose import resolve
+from rocm_spirv.toolchain.launcher import resolve_launcher
 
+_CMAKE_MANGLES = frozenset('\\$"')
 IGNORE = "# written by rocm-spirv presets generate: machine-specific toolchain files\n*\n"
 
 
@@ -29,6 +31,8 @@ def register(sub: Any) -> None:
     gen.add_argument("--native-archs", metavar="LIST",
                      help="native targets for the native and hybrid presets; default: the project's list")
     gen.add_argument("--compiler", default="auto", help="clang++ to use (default auto: what doctor picks)")
+    gen.add_argument("--launcher", metavar="ccache|sccache|PATH",
+                     help="compiler launcher for every compile (default: $ROCM_SPIRV_LAUNCHER, else none)")
     gen.add_argument("--name-prefix", default="", help="prefix for the preset names (default none)")
     gen.add_argument("--force", action="store_true",
                      help="replace toolchain files in .rocm-spirv/ that rocm-spirv did not write or you edited")
@@ -53,9 +57,19 @@ def _generate(args: argparse.Namespace) -> int:
     if not re.fullmatch(r"[A-Za-z0-9_.+-]*", args.name_prefix):
         raise UserError(f"--name-prefix {args.name_prefix!r} has characters a preset name and build folder "
                         "should not", "use letters, digits and _ . + -")
+    folder = str(out.parent.absolute())
+    mangled = sorted({c for c in folder if c in _CMAKE_MANGLES})
+    if mangled:
+        # CMake reads \ in a source path as a separator, and records the toolchain path in
+        # CMakeSystem.cmake as include("<path>"), where $ENV{..}/${..} expand and " ends the string.
+        raise UserError(f"{folder} holds {' '.join(repr(c) for c in mangled)}, which CMake rewrites in a source "
+                        "or toolchain path, so `cmake --preset` could not use presets written there",
+                        "rename the folder (or run from a link to it whose path has none of them)")
+    config.resolve(args, "presets generate", out.absolute().parent)  # the project's settings; flags win
     archs = parse_archs(args.native_archs)
     compiler = resolve(args.compiler, "spirv")
-    files = {mode: render(ToolchainRequest(mode, archs), compiler) for mode in MODES}
+    launcher = resolve_launcher(args.launcher)
+    files = {mode: render(ToolchainRequest(mode, archs, launcher=launcher), compiler) for mode in MODES}
     tc_dir = out.parent / TOOLCHAIN_DIR
     remedy = "pass --force to replace it, or --output in another folder"
     # One run at a time per folder: a merge reads, changes and writes the presets file.

@@ -7,13 +7,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from rocm_spirv import jsondoc
+from rocm_spirv import config, jsondoc
 from rocm_spirv.errors import UserError
 from rocm_spirv.generate.ownership import plan_write, state_of, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.offload import MODES, parse_archs
 from rocm_spirv.term import note
 from rocm_spirv.toolchain.choose import choose, probe_all, resolve
+from rocm_spirv.toolchain.launcher import resolve_launcher
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.provision import provision
 
@@ -42,10 +43,13 @@ def register(sub: Any) -> None:
     pv.set_defaults(func=_provision)
 
     gen = tsub.add_parser("generate", help="write a CMake toolchain file that retargets an unmodified project")
-    gen.add_argument("--offload", choices=MODES, default="spirv", help="GPU code to build (default spirv)")
+    gen.add_argument("--offload", choices=MODES, default=None,
+                     help="GPU code to build (default: offload in [tool.rocm-spirv], else spirv)")
     gen.add_argument("--native-archs", metavar="LIST",
                      help="native targets for native/hybrid mode (gfx942,gfx1100); default: the project's list")
     gen.add_argument("--compiler", default="auto", help="clang++ to use (default auto: what doctor picks)")
+    gen.add_argument("--launcher", metavar="ccache|sccache|PATH",
+                     help="compiler launcher for every compile (default: $ROCM_SPIRV_LAUNCHER, else none)")
     gen.add_argument("--output", type=Path, help="file to write (default: a per-options file; its path is printed)")
     gen.add_argument("--force", action="store_true",
                      help="replace --output even if rocm-spirv did not write it or it was edited since")
@@ -101,7 +105,9 @@ def _records_identity(path: Path, identity: str) -> bool:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    req = ToolchainRequest(args.offload, parse_archs(args.native_archs))
+    config.resolve(args, "toolchain generate", Path.cwd())  # the project's settings file; flags win
+    req = ToolchainRequest(args.offload or "spirv", parse_archs(args.native_archs),
+                           launcher=resolve_launcher(args.launcher))
     tc = render(req, resolve(args.compiler, req.mode))
     out: Path = args.output or tc.default_path()
     if out.is_dir():
@@ -114,7 +120,8 @@ def _generate(args: argparse.Namespace) -> int:
     if args.json:
         print(jsondoc.dumps("toolchain generate", {
             "path": str(out.absolute()), "identity": tc.identity, "offload": req.mode,
-            "native_archs": list(req.native_archs), "compiler": tc.compiler, "changed": changed}))
+            "native_archs": list(req.native_archs), "compiler": tc.compiler,
+            "launcher": req.launcher.to_json() if req.launcher else None, "changed": changed}))
     else:
         print(out.absolute())
     return 0

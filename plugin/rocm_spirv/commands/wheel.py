@@ -9,8 +9,11 @@ from typing import Any
 from rocm_spirv import jsondoc
 from rocm_spirv.commands import flags
 from rocm_spirv.errors import UserError
+from rocm_spirv.fsutil import read_regular
 from rocm_spirv.inspect.base import FormatError
 from rocm_spirv.wheel import metadata, repair
+
+MAX_TARGETS = 16 << 20  # a line per target: megabytes would be thousands of targets
 
 
 def register(sub: Any) -> None:
@@ -74,8 +77,15 @@ def _metadata(args: argparse.Namespace) -> int:
 
 def _write(args: argparse.Namespace) -> int:
     try:
-        targets = metadata.parse_targets(args.targets.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+        # A FIFO or /dev/zero would block or never end: a regular file of a sane size only.
+        data = read_regular(args.targets, MAX_TARGETS)
+        if data is None:
+            raise ValueError(f"larger than {MAX_TARGETS >> 20} MiB, not a target list")
+        targets = metadata.parse_targets(data.decode("utf-8"))
+    except OSError as err:
+        raise UserError(f"cannot read {args.targets}: {err.strerror or err}",
+                        "pass the target list file RocmSpirvWheel.cmake wrote") from None
+    except ValueError as err:
         raise UserError(f"{args.targets}: {err}", "re-run cmake to regenerate the target list") from None
     compiler = metadata.compiler_json(args.compiler, args.compiler_id, args.compiler_version)
     try:

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rocm_spirv.compare import proc
 from rocm_spirv.inspect.base import FormatError, NotBinary
 from rocm_spirv.inspect.scan import inspect_path
 
@@ -99,16 +100,16 @@ def _run(cmd: list[str], what: str, cwd: Path) -> tuple[float, float, str]:
     """Run a step; (cpu, wall, stderr). CPU is this process's waited-for children's user + system."""
     cpu0, t0 = _children_cpu(), time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=cwd, timeout=_TIMEOUT)
+        rc, out, err = proc.run(cmd, cwd=cwd, timeout=_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise JitError(f"{what} took more than {_TIMEOUT} s: {shlex.join(cmd)}") from None
-    except OSError as err:
-        raise JitError(f"{what} could not run ({err.strerror or err}): {cmd[0]}") from None
+    except OSError as e:
+        raise JitError(f"{what} could not run ({e.strerror or e}): {cmd[0]}") from None
     wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
-    if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+    if rc != 0:
+        tail = (err or out).strip().splitlines()[-3:]
         raise JitError(f"{what} failed: {shlex.join(cmd)}: {' / '.join(tail)}")
-    return cpu, wall, proc.stderr
+    return cpu, wall, err
 
 
 # Compile-command arguments that name outputs, dependency files or targets: replaced by ours.

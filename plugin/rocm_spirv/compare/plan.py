@@ -48,9 +48,10 @@ def variants(archs: list[str], native_archs: list[str], scaling: list[int],
     if native_archs:
         out.append(Variant("hybrid", "hybrid", tuple(native_archs)))
     if compress:
-        # With scaling, the one-target build too: the compressed break-even needs a curve.
-        # Compressed first: what a library ships leads every view.
-        out = [Variant(f"{v.name}+compress", v.mode, v.archs, True) for v in out[:3 if scaling else 2]] + out
+        # The one-target build too: the compressed break-even and scaling.png's compressed panels
+        # need a curve of at least two target counts. Compressed first: what a library ships
+        # leads every view.
+        out = [Variant(f"{v.name}+compress", v.mode, v.archs, True) for v in out[:3]] + out
     for n in scaling:
         if n not in (1, len(archs)):
             pool = archs + [a for a in DEFAULT_ARCHS if a not in archs]

@@ -11,13 +11,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_spirv.compare import jit
+from rocm_spirv.compare import jit, proc
 from rocm_spirv.compare.model import BASELINE, Run, Variant
 from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.errors import RocmSpirvError
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.generate.toolchain_file import ToolchainFile, ToolchainRequest, canonical_command, render
 from rocm_spirv.toolchain.buildcheck import explain, rejections
+from rocm_spirv.toolchain.launcher import Launcher
 from rocm_spirv.toolchain.probe import ProbeResult
 from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
@@ -42,6 +43,7 @@ class Setup:
     defines: tuple[str, ...] = ()  # VAR=VALUE cache entries for every variant (-D)
     targets: tuple[str, ...] = ()  # build only these targets (--target); all when empty
     jit: bool = True  # measure the first-launch work on the baseline build (compare/jit.py)
+    launcher: Launcher | None = None  # compiler launcher of every variant's toolchain file (--launcher)
 
     def tool(self, name: str) -> str:
         beside = Path(sys.executable).parent / name
@@ -51,7 +53,7 @@ class Setup:
 def toolchain_file(setup: Setup, variant: Variant) -> ToolchainFile:
     """Every variant builds through the toolchain file a user would generate: no project edits,
     and hard-coded lists are overridden the same way in every mode."""
-    return render(ToolchainRequest(variant.mode, variant.archs), setup.compiler)
+    return render(ToolchainRequest(variant.mode, variant.archs, launcher=setup.launcher), setup.compiler)
 
 
 def toolchain_path(build: Path) -> Path:
@@ -60,7 +62,8 @@ def toolchain_path(build: Path) -> Path:
 
 
 def generate_command(setup: Setup, variant: Variant, path: Path) -> list[str]:
-    return [*canonical_command(ToolchainRequest(variant.mode, variant.archs), setup.compiler.path),
+    return [*canonical_command(ToolchainRequest(variant.mode, variant.archs, launcher=setup.launcher),
+                               setup.compiler.path),
             "--output", str(path)]
 
 
@@ -118,12 +121,12 @@ def _children_cpu() -> float:
 
 
 def _timed(cmd: list[str], step: str, **env: str) -> float:
+    """Run one configure or build, timed; stopping compare stops all of it (compare/proc.py)."""
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                          env={**os.environ, "CLICOLOR_FORCE": "0", **env})
+    rc, out, err = proc.run(cmd, env={**os.environ, "CLICOLOR_FORCE": "0", **env})
     elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        lines = (proc.stdout + proc.stderr).strip().splitlines()
+    if rc != 0:
+        lines = (out + err).strip().splitlines()
         raise BuildFailed(step, "\n".join(lines[-25:]), cmd)
     return elapsed
 

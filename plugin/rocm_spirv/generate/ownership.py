@@ -8,6 +8,7 @@ file without the marker was never ours. Generators overwrite only their own unmo
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -95,6 +96,24 @@ def plan_write(path: Path, stamped: str, force: bool, remedy: str, what: str = "
                             "marker, so your edits cannot be told from its own; refusing to replace it", remedy)
         raise UserError(f"{label} was not written by rocm-spirv; refusing to replace it", remedy)
     return Plan(path, stamped, True)
+
+
+def plan_record(path: Path, text: str, schema: object, remedy: str, what: str = "") -> Plan:
+    """A JSON record has no comment to hold the marker: it is rocm-spirv's when it is a JSON object of
+    its schema (rewritten from the build tree at every install, so no edit to keep); anything else
+    at path is a file the user wrote."""
+    label = what or str(path)
+    data = _read(path, label)
+    if data is None:
+        return Plan(path, text, True)
+    try:
+        doc = json.loads(data[:1 << 20])
+    except (ValueError, RecursionError):
+        doc = None
+    if not isinstance(doc, dict) or doc.get("schema") != schema:
+        raise UserError(f"{label} is not a record rocm-spirv wrote (a JSON object of schema {schema}); "
+                        "refusing to replace it", remedy)
+    return Plan(path, text, data != text.encode())
 
 
 def write_planned(plan: Plan, mode: int | None = None) -> bool:

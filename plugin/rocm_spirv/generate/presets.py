@@ -82,9 +82,25 @@ def our_presets(prefix: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     return configure, build
 
 
-def _indent_of(text: str) -> int:
-    m = re.search(r"^( +)\S", text, re.MULTILINE)
-    return len(m.group(1)) if m else 2
+def _indent_of(text: str) -> str:
+    """One level of the file's own indentation: spaces or tabs, as its first indented line has."""
+    m = re.search(r"^([ \t]+)\S", text, re.MULTILINE)
+    return m.group(1) if m else "  "
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Duplicate(key)
+        seen[key] = value
+    return seen
+
+
+class _Duplicate(ValueError):
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(key)
 
 
 def merge(existing: str | None, prefix: str = "", where: str = "CMakePresets.json") -> MergeResult:
@@ -92,10 +108,14 @@ def merge(existing: str | None, prefix: str = "", where: str = "CMakePresets.jso
     if existing is None or not existing.strip():  # absent or empty: a new document
         doc: dict[str, Any] = {"version": MIN_VERSION,
                                "cmakeMinimumRequired": {"major": 3, "minor": 21, "patch": 0}}
-        indent = 2
+        indent, newline = "  ", "\n"
     else:
         try:
-            loaded = json.loads(existing)
+            # Two values under one key: json keeps the last and drops the first without a word.
+            loaded = json.loads(existing, object_pairs_hook=_no_duplicates)
+        except _Duplicate as dup:
+            raise UserError(f"{where} has the key {dup.key!r} twice in one object, and CMake would read only one",
+                            "remove the duplicate, or pass --output to write the presets elsewhere") from None
         except json.JSONDecodeError as err:
             raise UserError(f"{where} is not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})",
                             "fix the file, or pass --output to write the presets elsewhere") from None
@@ -106,6 +126,7 @@ def merge(existing: str | None, prefix: str = "", where: str = "CMakePresets.jso
             raise UserError(f"{where} does not hold a JSON object", "fix the file, or pass --output elsewhere")
         doc = loaded
         indent = _indent_of(existing)
+        newline = "\r\n" if "\r\n" in existing else "\n"
     result = MergeResult("")
     version = doc.get("version")
     if not isinstance(version, int):
@@ -118,6 +139,10 @@ def merge(existing: str | None, prefix: str = "", where: str = "CMakePresets.jso
         have = doc.setdefault(key, [])
         if not isinstance(have, list):
             raise UserError(f"{where}: \"{key}\" is not a list", "fix the file, or pass --output elsewhere")
+        for i, p in enumerate(have):
+            if isinstance(p, dict) and not isinstance(p.get("name", ""), str):
+                raise UserError(f"{where}: {key}[{i}] has a \"name\" that is a {type(p['name']).__name__}, "
+                                "not a string", "fix the file, or pass --output elsewhere")
         index = {p.get("name"): i for i, p in enumerate(have) if isinstance(p, dict)}
         configure_list = key == "configurePresets"
         for preset in ours:
@@ -137,5 +162,6 @@ def merge(existing: str | None, prefix: str = "", where: str = "CMakePresets.jso
             if configure_list:
                 {"same": result.unchanged, "ours": result.updated, "edited": result.kept}[state].append(
                     preset["name"])
-    result.text = json.dumps(doc, indent=indent) + "\n"
+    # The file's own indentation, line ends and characters: a merge adds presets, not a reformatting.
+    result.text = (json.dumps(doc, indent=indent, ensure_ascii=False) + "\n").replace("\n", newline)
     return result

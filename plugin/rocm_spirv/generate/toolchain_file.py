@@ -20,6 +20,7 @@ from rocm_spirv.fsutil import refuse_newlines
 from rocm_spirv.generate.ownership import stamp
 from rocm_spirv.offload import MODES, device_debug_opted_in, is_mode, offload_list, spirv_device_flags
 from rocm_spirv.resources import cmake_dir, templates_dir
+from rocm_spirv.toolchain.launcher import Launcher, launcher_command
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.probe import ProbeResult
 
@@ -36,6 +37,8 @@ class ToolchainRequest:
     # compilers (as defaults), the platform and the prefix; the GPU targets stay
     # the project's (rocm_spirv_target() and ROCM_SPIRV_OFFLOAD decide them).
     purpose: Literal["project", "skbuild"] = "project"
+    # A compiler cache (or any launcher) for every compile: CMAKE_<LANG>_COMPILER_LAUNCHER.
+    launcher: Launcher | None = None
 
     def __post_init__(self) -> None:
         if not is_mode(self.mode):
@@ -106,6 +109,8 @@ def canonical_command(req: ToolchainRequest, compiler: str) -> list[str]:
     cmd = ["rocm-spirv", "toolchain", "generate", "--offload", req.mode]
     if req.native_archs:
         cmd += ["--native-archs", ",".join(req.native_archs)]
+    if req.launcher:
+        cmd += ["--launcher", req.launcher.path]
     return [*cmd, "--compiler", compiler]
 
 
@@ -115,6 +120,12 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
                         "run `rocm-spirv doctor`, or pass --compiler to a clang >= 22 "
                         "(`rocm-spirv toolchain provision`)")
     check_archs(req.native_archs, compiler)
+    if (req.launcher and req.launcher.kind == "ccache" and req.mode != "native" and not compiler.provisioned_prefix
+            and any(f.startswith("-fvisibility") for f in compiler.spirv_flags)):
+        raise UserError(f"ccache cannot launch {compiler.path} for {req.mode} builds: ccache drops the "
+                        "-Xarch_amdgcnspirv -fvisibility=default pair the SPIR-V compile needs",
+                        "use a provisioned prefix (`rocm-spirv toolchain provision`, its clang++ adds the "
+                        "flags itself) or --launcher sccache")
     refuse_newlines(compiler=compiler.path, native_archs=req.native_archs, prefix=compiler.provisioned_prefix,
                     python=sys.executable, package=str(cmake_dir()), flags=compiler.spirv_flags)
     cxx = cmake_safe_compiler(compiler.path)
@@ -122,12 +133,16 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
     skbuild = req.purpose == "skbuild"
     lists = [] if skbuild else _lists(req)
     hook = not skbuild and (req.mode != "native" or bool(req.native_archs))
+    prefix = Path(compiler.provisioned_prefix) if compiler.provisioned_prefix else None
+    launcher = launcher_command(req.launcher, prefix) if req.launcher else []
     package = cmake_dir()
     # The identity covers every input of the text, so equal options give one file.
     identity = hashlib.sha256(json.dumps(
         [__version__, req.mode, req.native_archs, req.purpose, compiler.path, spirv_flags,
-         str(package)]).encode()).hexdigest()[:16]
+         str(package), *([launcher] if launcher else [])]).encode()).hexdigest()[:16]
     description = f"offload={req.mode} native-archs={';'.join(req.native_archs) or '-'} compiler={compiler.path}"
+    if req.launcher:
+        description += f" launcher={req.launcher.path}"
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), keep_trailing_newline=True,
                              trim_blocks=False, undefined=jinja2.StrictUndefined, autoescape=False,
                              # Every value lands inside "..." (or a comment, where escapes are harmless).
@@ -140,6 +155,9 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
         compiler=cxx,
         compilers=[(lang, path) for lang, path in (("CXX", cxx), ("HIP", cxx), ("C", _c_compiler(cxx))) if path],
         wheel_build=skbuild,
+        launcher=";".join(launcher),
+        launcher_kind=req.launcher.kind if req.launcher else "",
+        launcher_langs=[lang for lang, path in (("CXX", cxx), ("HIP", cxx), ("C", _c_compiler(cxx))) if path],
         rocm_prefix=compiler.provisioned_prefix or "",
         clang_version=compiler.version or "?",
         compiler_source=compiler.source,

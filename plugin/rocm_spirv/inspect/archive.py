@@ -9,6 +9,7 @@ from rocm_spirv.inspect.base import DEFAULT_LIMITS, Buffer, FormatError, Limits,
 MAGIC = b"!<arch>\n"
 THIN = b"!<thin>\n"
 HEADER = 60
+MAX_NAME = 4096  # PATH_MAX: a longer member name is cut there
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ def members(buf: Buffer, what: str, limits: Limits = DEFAULT_LIMITS) -> list[Mem
             name = bytes(buf[body : body + n]).split(b"\0", 1)[0].decode("utf-8", errors="replace")
             out.append(Member(name, body + n, size - n))
         elif name == "//":
+            if size > limits.max_string_bytes:
+                raise limits.refuse(f"{what}: long-name table", size, "max_string_bytes")
             long_names = bytes(buf[body : body + size])
         elif name in ("/", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED"):
             pass
@@ -62,9 +65,14 @@ def members(buf: Buffer, what: str, limits: Limits = DEFAULT_LIMITS) -> list[Mem
                 if idx >= len(long_names):
                     raise FormatError(f"{what}: member at byte {pos} names long-name offset {idx}, table has "
                                       f"{len(long_names)}")
-                name = long_names[idx:].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+                # A find bounded to one name, not a copy of the rest of the table per member: a 20 MiB
+                # table without newlines made that quadratic.
+                stop = long_names.find(b"\n", idx, idx + MAX_NAME)
+                if stop < 0:
+                    stop = min(len(long_names), idx + MAX_NAME)
+                name = long_names[idx:stop].decode("utf-8", errors="replace")
             out.append(Member(name.rstrip("/"), body, size))
         if len(out) > limits.max_entries:
-            raise FormatError(f"{what}: more than {limits.max_entries} members")
+            raise limits.refuse(f"{what}: members", len(out), "max_entries")
         pos = body + size + (size & 1)
     return out

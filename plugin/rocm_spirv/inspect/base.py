@@ -70,12 +70,36 @@ class Limits:
     """Caps that keep hostile input from taking unbounded memory or time."""
 
     max_decompressed: int = DEFAULT_BUDGET  # bytes out of every decompression in one run, together
-    max_entries: int = 100_000  # bundle entries, archive members, zip members
+    max_entries: int = 100_000  # bundle entries, archive members, zip members, offload images (--max-entries)
     max_depth: int = 3  # archive in wheel in …
+    # Kernel (.kd) symbols of one code object: real libraries have thousands; a 720,000-symbol bomb took
+    # 1.5 GiB to list (--max-symbols).
+    max_symbols: int = 100_000
+    # Bytes of names and strings one container declares (bundle ids, offload-binary strings, an archive's
+    # long-name table): 20,000 bundle ids of 4 KB each were 161 MB of output
+    # (--max-strings).
+    max_string_bytes: int = 16 << 20
+
+    def refuse(self, what: str, count: int, limit: str) -> LimitExceeded:
+        """The one-line refusal naming the limit and the flag that raises it."""
+        flag, unit = LIMIT_FLAGS[limit]
+        value = getattr(self, limit)
+        shown = human_size(value) if unit == "bytes" else f"{value:,} {unit}"
+        got = f"{human_size(count)} or more" if unit == "bytes" else f"{count:,} or more"
+        return LimitExceeded(f"{what}: {got}, over the limit of {shown} (raise it with {flag} N if the input "
+                             "is trusted)")
 
     def budget(self) -> Budget:
         """A fresh budget for one run; a run that reads several inputs passes one Budget to each."""
         return Budget(self.max_decompressed)
+
+
+LIMIT_FLAGS = {"max_entries": ("--max-entries", "entries"), "max_symbols": ("--max-symbols", "symbols"),
+               "max_string_bytes": ("--max-strings", "bytes")}
+
+
+class LimitExceeded(FormatError):
+    """Input larger than a count or size limit of the run: the remedy is the flag, not a new file."""
 
 
 class BudgetExceeded(FormatError):

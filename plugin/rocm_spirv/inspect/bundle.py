@@ -62,6 +62,7 @@ def parse_uncompressed(
     pos = start + 32
     extent = pos
     entries = []
+    id_bytes = 0
     for i in range(count):
         if pos + 24 > end:
             raise FormatError(f"{what}: entry {i} header is truncated")
@@ -69,6 +70,9 @@ def parse_uncompressed(
         pos += 24
         if id_len > MAX_ID or pos + id_len > end:
             raise FormatError(f"{what}: entry {i} id length {id_len} runs past the bundle")
+        id_bytes += id_len
+        if id_bytes > limits.max_string_bytes:
+            raise limits.refuse(f"{what}: entry ids", id_bytes, "max_string_bytes")
         ident = bytes(buf[pos : pos + id_len]).decode("utf-8", errors="replace")
         pos += id_len
         if off > end - start or size > end - start - off:
@@ -189,7 +193,7 @@ def find_bundles(buf: Buffer, start: int, end: int, limits: Limits = DEFAULT_LIM
             if pos >= end:
                 break
         if len(bundles) >= limits.max_entries:
-            raise FormatError(f"more than {limits.max_entries} bundles in one section")
+            raise limits.refuse("bundles in one section", len(bundles) + 1, "max_entries")
         found = bundle_at(buf, pos, end, limits, budget)
         release(buf, pos, pos + found.stored_size)
         bundles.append(found)

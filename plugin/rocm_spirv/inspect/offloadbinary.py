@@ -39,7 +39,7 @@ def parse_offload_binaries(buf: Buffer, start: int, end: int, limits: Limits = D
         size = u64(buf, pos + 8)
         pos += (size + 7) & ~7
         if len(images) > limits.max_entries:
-            raise FormatError(f"more than {limits.max_entries} offload images")
+            raise limits.refuse("offload images", len(images), "max_entries")
     return images
 
 
@@ -55,6 +55,7 @@ def _one(buf: Buffer, start: int, end: int, limits: Limits) -> list[OffloadImage
     if entry_size % ENTRY or entry_size == 0 or entry_off > size or entry_size > size - entry_off:
         raise FormatError(f"{what}: entry table at {entry_off} ({entry_size} bytes) is outside the binary")
     out = []
+    string_bytes = 0
     for e in range(start + entry_off, start + entry_off + entry_size, ENTRY):
         image_kind, offload_kind = u16(buf, e), u16(buf, e + 2)
         str_off, nstr, img_off, img_size = u64(buf, e + 8), u64(buf, e + 16), u64(buf, e + 24), u64(buf, e + 32)
@@ -65,7 +66,12 @@ def _one(buf: Buffer, start: int, end: int, limits: Limits) -> list[OffloadImage
         strings = []
         for k in range(nstr):
             key_off, val_off = u64(buf, start + str_off + 16 * k), u64(buf, start + str_off + 16 * k + 8)
-            strings.append((cstring(buf, start + key_off, stop, what), cstring(buf, start + val_off, stop, what)))
+            pair = (cstring(buf, start + key_off, stop, what), cstring(buf, start + val_off, stop, what))
+            # Pairs may all point at one long string: count what they decode to, not the table's size.
+            string_bytes += len(pair[0]) + len(pair[1])
+            if string_bytes > limits.max_string_bytes:
+                raise limits.refuse(f"{what}: strings", string_bytes, "max_string_bytes")
+            strings.append(pair)
         meta = dict(strings)
         out.append(OffloadImage(_bundle_id(OFFLOAD_KINDS.get(offload_kind, f"kind{offload_kind}"),
                                            meta.get("triple", ""), meta.get("arch", "")),

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from rocm_spirv.errors import UserError
 from rocm_spirv.inspect.report import CODE_OBJECT, SPIRV, Entry, FileReport
+from rocm_spirv.offload import is_gpu_name
 
 MODES = ("spirv-only", "native", "hybrid")
-_TARGET = re.compile(r"^gfx[0-9a-z]+(-[0-9]+)*(-generic)?$")
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,7 @@ def parse_requirement(text: str) -> Requirement:
         return Requirement(mode)
     if not targets:
         raise UserError(f"--require {mode} needs targets", f"use e.g. --require {mode}:gfx942,gfx90a")
-    bad = [t for t in targets if not _TARGET.match(t.split(":")[0])]
+    bad = [t for t in targets if not is_gpu_name(t.split(":")[0])]
     if bad:
         raise UserError(f"--require {mode}: {', '.join(bad)} is not a gfx target",
                         "use names like gfx942 or gfx11-generic")

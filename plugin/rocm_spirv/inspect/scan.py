@@ -78,13 +78,14 @@ def _format(buf: Buffer) -> str:
     return "unknown"
 
 
-def _bare(name: str, buf: Buffer, what: str, sink: Sink | None) -> FileReport:
+def _bare(name: str, buf: Buffer, what: str, sink: Sink | None, limits: Limits = DEFAULT_LIMITS) -> FileReport:
     """A code object or SPIR-V module on its own (bundler -type=a archives hold code objects)."""
     base = name.rsplit("(", 1)[-1].rstrip(")").rsplit("/", 1)[-1]
+    co = None
     if spirv.is_spirv(buf):
         ident = "hip-spirv64-amd-amdhsa--amdgcnspirv"
     else:
-        co = codeobject.parse_code_object(buf, 0, len(buf), f"{name}: {what}")
+        co = codeobject.parse_code_object(buf, 0, len(buf), f"{name}: {what}", limits)
         ident = f"hip-amdgcn-amd-amdhsa--{co.target_id}"
     # Member names of unbundled archives carry the id: kernels-hip-amdgcn-amd-amdhsa-gfx906.o
     for kind in ("hipv4-", "hip-"):
@@ -92,7 +93,7 @@ def _bare(name: str, buf: Buffer, what: str, sink: Sink | None) -> FileReport:
         if at >= 0:
             ident = base[at:].removesuffix(".o").removesuffix(".spv")
             break
-    entry = describe(ident, buf, 0, len(buf), "file", len(buf), f"{name}: {what}")
+    entry = describe(ident, buf, 0, len(buf), "file", len(buf), f"{name}: {what}", limits, co)
     if sink is not None and entry.kind == SPIRV:
         sink[(name, 0)] = bytes(buf)
     return FileReport(name, what.replace(" ", "-").lower(), (entry,))
@@ -103,9 +104,9 @@ def inspect_buffer(name: str, buf: Buffer, limits: Limits = DEFAULT_LIMITS, dept
     budget = budget or limits.budget()
     kind = _format(buf)
     if kind == "elf" and codeobject.is_code_object(buf, 0, len(buf)):
-        return [_bare(name, buf, "code object", sink)]
+        return [_bare(name, buf, "code object", sink, limits)]
     if kind == "spirv":
-        return [_bare(name, buf, "SPIR-V module", sink)]
+        return [_bare(name, buf, "SPIR-V module", sink, limits)]
     if kind == "elf":
         return [inspect_elf(name, buf, limits, sink, budget)]
     if kind == "archive":
@@ -125,11 +126,11 @@ def inspect_buffer(name: str, buf: Buffer, limits: Limits = DEFAULT_LIMITS, dept
         return out
     if kind == "bundle":
         bundles = bundle.find_bundles(buf, 0, len(buf), limits, budget)
-        return [_report(name, "bundle", "", bundles, [], sink=sink)]
+        return [_report(name, "bundle", "", bundles, [], sink=sink, limits=limits)]
     if kind == "offload-binary":
         images = offloadbinary.parse_offload_binaries(buf, 0, len(buf), limits)
-        return [_report(name, "offload-binary", "", [], [_image_entry(buf, i, name) for i in images], sink=sink,
-                        extra_buf=[(buf, i.offset, i.size) for i in images])]
+        return [_report(name, "offload-binary", "", [], [_image_entry(buf, i, name, limits) for i in images],
+                        sink=sink, extra_buf=[(buf, i.offset, i.size) for i in images], limits=limits)]
     raise NotBinary(f"{name}: not an ELF file, static archive, offload bundle or wheel")
 
 
@@ -163,13 +164,13 @@ def inspect_elf(name: str, buf: Buffer, limits: Limits = DEFAULT_LIMITS, sink: S
     off_sec = host.section(elf.OFFLOADING)
     if off_sec is not None:
         images = offloadbinary.parse_offload_binaries(buf, off_sec.offset, off_sec.offset + off_sec.size, limits)
-    return _report(name, "elf", elf.FATBIN, bundles, [_image_entry(buf, i, name) for i in images], notes, sink,
-                   [(buf, i.offset, i.size) for i in images])
+    return _report(name, "elf", elf.FATBIN, bundles, [_image_entry(buf, i, name, limits) for i in images], notes,
+                   sink, [(buf, i.offset, i.size) for i in images], limits)
 
 
 def _report(name: str, fmt: str, section: str, bundles: list[bundle.Bundle], extra: list[Entry],
             notes: list[str] | None = None, sink: Sink | None = None,
-            extra_buf: list[tuple[Buffer, int, int]] | None = None) -> FileReport:
+            extra_buf: list[tuple[Buffer, int, int]] | None = None, limits: Limits = DEFAULT_LIMITS) -> FileReport:
     entries: list[Entry] = []
     infos: list[BundleInfo] = []
     where: list[tuple[Buffer, int, int]] = []
@@ -177,7 +178,7 @@ def _report(name: str, fmt: str, section: str, bundles: list[bundle.Bundle], ext
         infos.append(BundleInfo(section, b.offset, b.size, b.stored_size, b.compression or "bundle"))
         for raw in b.entries:
             entry = describe(raw.id, b.data, raw.offset, raw.size, b.compression or "bundle",
-                             None if b.compression else raw.size, f"{name}: entry {raw.id}")
+                             None if b.compression else raw.size, f"{name}: entry {raw.id}", limits)
             entries.append(dataclasses.replace(entry, bundle=index))
             where.append((b.data, raw.offset, raw.size))
         if sink is None:
@@ -189,12 +190,14 @@ def _report(name: str, fmt: str, section: str, bundles: list[bundle.Bundle], ext
     return FileReport(name, fmt, tuple(entries + extra), tuple(infos), tuple(notes or ()))
 
 
-def _image_entry(buf: Buffer, image: offloadbinary.OffloadImage, name: str) -> Entry:
-    return describe(image.id, buf, image.offset, image.size, "offload-binary", image.size, f"{name}: image {image.id}")
+def _image_entry(buf: Buffer, image: offloadbinary.OffloadImage, name: str,
+                 limits: Limits = DEFAULT_LIMITS) -> Entry:
+    return describe(image.id, buf, image.offset, image.size, "offload-binary", image.size,
+                    f"{name}: image {image.id}", limits)
 
 
 def describe(ident: str, buf: Buffer, off: int, size: int, container: str, stored: int | None,
-             what: str) -> Entry:
+             what: str, limits: Limits = DEFAULT_LIMITS, parsed: codeobject.CodeObjectInfo | None = None) -> Entry:
     """Kind from the payload's magic; SPIR-V and code objects read further and checked against the id."""
     eid = parse_entry_id(ident)
     problems: list[str] = []
@@ -207,7 +210,7 @@ def describe(ident: str, buf: Buffer, off: int, size: int, container: str, store
             problems.append(f"id names {eid.processor or eid.triple}, payload is SPIR-V")
         return Entry(ident, SPIRV, eid.processor, size, stored, container, spirv=info, problems=tuple(problems))
     if codeobject.is_code_object(buf, off, size):
-        co = codeobject.parse_code_object(buf, off, size, what)
+        co = parsed or codeobject.parse_code_object(buf, off, size, what, limits)  # parsed: read once already
         if eid.is_spirv:
             problems.append("id names SPIR-V, payload is an AMDGPU code object")
         elif eid.processor and eid.processor != co.target:

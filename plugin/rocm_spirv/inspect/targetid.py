@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SPIRV_TARGET = "amdgcnspirv"
+from rocm_spirv.offload import SPIRV_TARGET
+
 KINDS = ("host", "hip", "hipv4", "openmp", "cuda", "sycl")
 
 

@@ -38,7 +38,7 @@ def elf_members(stream: IO[bytes], what: str, limits: Limits = DEFAULT_LIMITS,
     with zf:
         infos = zf.infolist()
         if len(infos) > limits.max_entries:
-            raise FormatError(f"{what}: {len(infos)} members, over the limit of {limits.max_entries}")
+            raise limits.refuse(f"{what}: members", len(infos), "max_entries")
         for info in infos:
             if not safe_name(info.filename):
                 raise FormatError(f"{what}: member name {info.filename!r} escapes the wheel (path traversal)")

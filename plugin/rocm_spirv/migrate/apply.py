@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import os
+from pathlib import Path
 
 from rocm_spirv.migrate.findings import Edit
 from rocm_spirv.migrate.projects import FIND_PACKAGE, package_edits
@@ -68,6 +70,17 @@ def _lines(data: bytes) -> list[bytes]:
     parts = data.split(b"\n")
     lines = [p + b"\n" for p in parts[:-1]]
     return [*lines, parts[-1]] if parts[-1] else lines
+
+
+def by_real_path(changes: dict[str, tuple[bytes, bytes]], base: Path) -> dict[str, tuple[bytes, bytes]]:
+    """changes keyed by the file each path resolves to, relative to base, where that is inside base:
+    patch and git apply edit a symlink itself, not the file it names."""
+    inside = os.path.realpath(base)
+    out: dict[str, tuple[bytes, bytes]] = {}
+    for path, change in changes.items():
+        real = os.path.relpath(os.path.realpath(os.path.join(inside, path)), inside)
+        out[path if real.startswith("..") else real.replace(os.sep, "/")] = change
+    return out
 
 
 def unified_diff(changes: dict[str, tuple[bytes, bytes]]) -> bytes:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 
 from rocm_spirv.migrate.cmake_lexer import Arg, Command
+from rocm_spirv.offload import SPIRV_TARGET
 
 TOOLCHAIN_LISTS = frozenset({"CMAKE_HIP_ARCHITECTURES", "GPU_TARGETS", "AMDGPU_TARGETS", "HCC_AMDGPU_TARGET"})
-TOOLCHAIN_LIST_VALUE = "amdgcnspirv"  # what the generated toolchain file sets them to (CACHE FORCE)
+TOOLCHAIN_LIST_VALUE = SPIRV_TARGET  # what the generated toolchain file sets them to (CACHE FORCE)
 REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 

@@ -68,6 +68,9 @@ def parse_version(text: str) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+MAX_NESTING = 1000  # if()/foreach()/function() blocks open at once
+
+
 class Analyzer:
     """One file's walk: the block stack, and what the checks learn about the file and report."""
 
@@ -228,6 +231,10 @@ class Analyzer:
         for seen in SEEN:  # before a block opens: a foreach() in a loop is part of that loop's body
             seen(self, cmd)
 
+        if name in ("if", "while", "foreach", "function", "macro", "block") and len(self.stack) >= MAX_NESTING:
+            # Each command looks at every enclosing block: 50,000 levels would be quadratic, and no
+            # build file nests like that. scan reports the file as not analyzed (an error under --check).
+            raise RecursionError(f"blocks nested more than {MAX_NESTING} deep")
         if name == "if" or name == "while":
             self.condition(cmd)
             self.open_if(cmd) if name == "if" else self.stack.append(Block("while", cmd))

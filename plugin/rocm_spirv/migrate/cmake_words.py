@@ -7,14 +7,16 @@ import itertools
 import re
 
 from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs, split_list
+from rocm_spirv.offload import SPIRV_TARGET, TARGET_ID
 
 TARGET_VARS = frozenset({
     "GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES", "AMDGPU_TARGET",
     "GPU_ARCHS", "GPU_ARCHITECTURES", "HIP_OFFLOAD_ARCHS", "ROCM_ARCHS",
 })
 ENV_VARS = frozenset({"PYTORCH_ROCM_ARCH", "HCC_AMDGPU_TARGET", "GPU_TARGETS", "AMDGPU_TARGETS", "HIP_ARCHITECTURES"})
-GFX = re.compile(r"(?<![A-Za-z0-9_])gfx[0-9]{2,4}[a-z]?(?::[a-z]+[+-])*(?![A-Za-z0-9_])", re.IGNORECASE)
-ARCH_ITEM = re.compile(r"^(gfx[0-9]{2,4}[a-z]?(:[a-z]+[+-])*|gfx[0-9]+-generic|all|native|amdgcnspirv)$", re.I)
+# A target id (offload.TARGET_ID: gfx942, gfx90a:xnack+, gfx9-4-generic) standing alone in a word.
+GFX = re.compile(f"(?<![A-Za-z0-9_]){TARGET_ID.pattern}(?![A-Za-z0-9_])", re.IGNORECASE)
+ARCH_ITEM = re.compile(f"^(?:{TARGET_ID.pattern}|all|native|{SPIRV_TARGET})$", re.IGNORECASE)
 GFX_LOOSE = re.compile(r"gfx", re.IGNORECASE)  # in regexes too: MATCHES "^gfx9", "^gfx[0-9]+$"
 ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)
 GUARD_VAR = "ROCM_SPIRV_OFFLOAD"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -65,8 +66,15 @@ def apply_all(base: Path, changes: dict[str, tuple[bytes, bytes]], stamps: dict[
                         "run rocm-spirv migrate --apply again: it finishes or rolls that back first")
     entries: list[Entry] = []
     targets = {}
+    inside = Path(os.path.realpath(base))
     for rel in order:
         target = check_target(base / rel, rel)
+        real = Path(os.path.realpath(target.path))
+        if not real.is_relative_to(inside):
+            # A cloned repository could point a link at any CMake file the user may write.
+            raise UserError(f"refusing to edit {rel}: it links to {real}, outside the scanned folder {inside}; "
+                            "nothing was written", "migrate the folder that holds it, or replace the link "
+                            "with a copy")
         if target.existing is None or rel not in stamps:
             raise UserError(f"{rel} disappeared while migrate ran; nothing was written", "run migrate again")
         _check_unchanged(rel, target.path, stamps[rel])
@@ -74,27 +82,50 @@ def apply_all(base: Path, changes: dict[str, tuple[bytes, bytes]], stamps: dict[
         old, new = changes[rel]
         staged = target.path.parent / f".{target.path.name}{STAGED}"
         entries.append(Entry(rel, str(target.path), str(staged), _sha(old), _sha(new)))
-    _write_journal(journal, "staging", entries)
     try:
+        _write_journal(journal, "staging", entries)
         for e in entries:
             Path(e.staged).unlink(missing_ok=True)
             stage(targets[e.path], changes[e.path][1], name=Path(e.staged).name)
         for e in entries:  # the last moment an edit made meanwhile can still be kept
             _check_unchanged(e.path, Path(e.real), stamps[e.path])
+        # From the flip to the last rename, SIGTERM and Ctrl-C wait: the renames take milliseconds, and
+        # a signal there would leave a half-committed tree for the next run to finish.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
     except BaseException:
+        # Before the commit point (a signal, a full disk, an edit): no journal, no staged copy is left.
         _roll_back(entries)
         journal.unlink(missing_ok=True)
         raise
-    _write_journal(journal, "commit", entries)
-    for done, e in enumerate(entries):
-        try:
-            commit(Path(e.staged), Path(e.real))
-        except OSError as err:
-            # Past the commit point: the journal and the staged copies stay, for the next run.
-            raise UserError(f"migrate --apply stopped after {done} of {len(entries)} file(s) at {e.path} "
-                            f"({err.strerror}); the rest is staged and journaled in {journal}",
-                            "fix the cause and run rocm-spirv migrate --apply again to finish") from None
-    journal.unlink()
+    try:
+        _write_journal(journal, "commit", entries)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        _roll_back(entries)
+        journal.unlink(missing_ok=True)
+        raise
+    try:
+        for done, e in enumerate(entries):
+            # An edit made since the last check: stop before replacing it (the journal keeps the rest).
+            now = _current(Path(e.real))
+            if now is None or Stamp.of(now[0], now[1]) != stamps[e.path]:
+                raise UserError(f"{e.path} changed while migrate --apply was replacing files; it was left as "
+                                f"you saved it, {done} of {len(entries)} file(s) were replaced and the rest is "
+                                f"staged and journaled in {journal}", "check that file, then delete the journal "
+                                "and its staged copies (.*.rocm-spirv-staged) and run migrate --apply again")
+            try:
+                commit(Path(e.staged), Path(e.real))
+            except OSError as err:
+                # Past the commit point: the journal and the staged copies stay, for the next run.
+                raise UserError(f"migrate --apply stopped after {done} of {len(entries)} file(s) at {e.path} "
+                                f"({err.strerror}); the rest is staged and journaled in {journal}",
+                                "fix the cause and run rocm-spirv migrate --apply again to finish") from None
+        journal.unlink()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+_DEFERRED = {signal.SIGTERM, signal.SIGINT}
 
 
 def _roll_back(entries: list[Entry]) -> None:

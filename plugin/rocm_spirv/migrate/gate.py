@@ -91,7 +91,8 @@ def fingerprints(findings: Sequence[Finding]) -> list[str]:
     for f in findings:
         key = (f.rule.id, f.path, normalized(f))
         seen[key] += 1
-        digest = hashlib.sha256("\0".join((*key, str(seen[key]))).encode()).hexdigest()[:32]
+        # Bytes, not text: a Latin-1 byte in a construct is a lone surrogate here (scan.decode).
+        digest = hashlib.sha256("\0".join((*key, str(seen[key]))).encode("utf-8", "surrogateescape")).hexdigest()[:32]
         out.append(digest)
     return out
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from rocm_spirv.migrate.cmake_words import ARCH_ITEM, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
+from rocm_spirv.offload import SPIRV_TARGET
 
 # Make variables projects keep their GPU list in, besides the CMake spellings.
 MAKE_LIST_VARS = TARGET_VARS | {"OFFLOAD_ARCH", "OFFLOAD_ARCHS", "HIP_ARCH", "HIP_ARCHS", "GPU_ARCH", "AMDGPU_ARCH",
@@ -91,7 +92,7 @@ def analyze(path: str, text: str) -> FileReport:
                              "--offload-arch=amdgcnspirv (or keep native objects for hybrid)",
                              Redirect.BUILD_FILE))
                 break
-            if GFX.search(value) and "amdgcnspirv" not in value:
+            if GFX.search(value) and SPIRV_TARGET not in value:
                 add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} is hard-coded",
                              "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES) with "
                              "HIP_ARCHITECTURES ?= gfx…), then `make HIP_ARCHITECTURES=amdgcnspirv`",

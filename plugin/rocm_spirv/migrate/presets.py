@@ -9,6 +9,7 @@ from typing import Any
 from rocm_spirv.migrate.cmake_checks.env import RSM111
 from rocm_spirv.migrate.cmake_words import ENV_VARS, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
+from rocm_spirv.offload import SPIRV_TARGET
 
 FLAG_KEYS = re.compile(r"^CMAKE_(HIP|CXX|C)_FLAGS")
 
@@ -59,7 +60,7 @@ def analyze(path: str, text: str) -> FileReport:
         for key, raw in (preset.get("cacheVariables") or {}).items():
             line = loc.line(key)
             value = _value(raw)
-            if key in TARGET_VARS and value.lower() != "amdgcnspirv" and value:
+            if key in TARGET_VARS and value.lower() != SPIRV_TARGET and value:
                 msg = f"preset {name} sets {key}={value}"
             elif FLAG_KEYS.match(key) and re.search(r"--offload-arch=(?!amdgcnspirv)|--?amdgpu-target=", value):
                 msg = f"preset {name} passes per-arch flags in {key}: {value}"

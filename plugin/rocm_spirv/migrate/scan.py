@@ -14,7 +14,7 @@ from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_ru
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import CondDefine, FileReport, ScanResult
 from rocm_spirv.migrate.source_checks import wave_size
-from rocm_spirv.migrate.walk import walk
+from rocm_spirv.migrate.walk import UNREADABLE, walk
 
 MAX_BYTES = 4 << 20  # larger files are generated data, not build logic or kernels
 BOM = "\ufeff"
@@ -90,8 +90,11 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     if root.is_dir():
         first = _read(base / "CMakeLists.txt").text
         if first is not None:
-            facts = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), Context(top_level=True))[1]
-            top_policy, scopes[""] = facts.policy_version, tuple(facts.variables.items())
+            try:
+                facts = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), Context(top_level=True))[1]
+                top_policy, scopes[""] = facts.policy_version, tuple(facts.variables.items())
+            except RecursionError:
+                pass  # reported with the file itself, in the walk below
 
     def inherited(rel_dir: str) -> tuple[tuple[str, str], ...]:
         """The scope a CMakeLists.txt in rel_dir starts with: that of the nearest directory above with a
@@ -103,8 +106,11 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             text = _read(base / parent / "CMakeLists.txt").text
             if text is not None:
                 ctx = Context(top_policy, False, inherited(parent))
-                scopes[parent] = tuple(cmake_rules.analyze(posixpath.join(parent, "CMakeLists.txt"),
-                                                           for_analysis(text), ctx)[1].variables.items())
+                try:
+                    scopes[parent] = tuple(cmake_rules.analyze(posixpath.join(parent, "CMakeLists.txt"),
+                                                               for_analysis(text), ctx)[1].variables.items())
+                except RecursionError:
+                    scopes[parent] = ()  # reported with the file itself
             elif not parent:
                 scopes[parent] = ()
             else:
@@ -119,6 +125,10 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     need_reports: list[FileReport] = []  # sources with findings that hold only once every file is read
     graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]] = {}  # path -> arch, live, includes
     for rel, kind in walk(root, exclude):
+        if kind == UNREADABLE:
+            result.files.append(FileReport(rel, "folder", error="folder cannot be listed (permission denied?); "
+                                           "its files were not checked"))
+            continue
         result.files_scanned += 1
         read = _read(base / rel)
         text = read.text
@@ -156,8 +166,9 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                     need_reports.append(report)
                 if report.includes or report.arch_macros:
                     graph[rel] = (frozenset(report.arch_macros), frozenset(report.live_macros), report.includes)
-        except RecursionError:  # absurdly nested JSON or CMake: data, not build logic
-            report = FileReport(rel, kind, error="nested too deeply to analyze; skipped")
+        except RecursionError as err:  # absurdly nested JSON, CMake or #if: data, not build logic
+            why = str(err) if str(err).startswith(("blocks", "#if")) else "nested too deeply to analyze"
+            report = FileReport(rel, kind, error=f"{why}; skipped")
         if report.findings:
             gate.mark_suppressed(report.findings, text)
         if report.pending:

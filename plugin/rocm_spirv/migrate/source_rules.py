@@ -44,6 +44,7 @@ from rocm_spirv.migrate.source_checks.wave_size import (
     wave_use,
 )
 
+MAX_NESTING = 1000  # #if groups open at once
 RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULES)
 
 # Substrings a rule's pattern cannot match without. Stripping comments and strings only removes
@@ -199,12 +200,15 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
     report.defines = set(DEFINE_NAME.findall(stripped)) if "define" in stripped else set()
     # The build defines its per-arch macros for the host pass too: a .cpp without device functions tests
     # them in host code (a warning about the chosen GPU), not in the device code SPIR-V changes.
-    build_scope = path.lower().endswith(BUILD_SCOPE_SUFFIXES) or DEVICE_CODE.search(stripped) is not None
+    scope: list[bool] = []  # decided on the first _GFX name: most files have none
 
     def build(name: str) -> bool:
         """A per-arch macro the build defines (no #define here; the scan checks the other files)."""
-        return build_scope and "_GFX" in name and name not in report.defines and \
-            BUILD_ARCH_MACRO.fullmatch(name) is not None
+        if "_GFX" not in name or name in report.defines or BUILD_ARCH_MACRO.fullmatch(name) is None:
+            return False
+        if not scope:
+            scope.append(path.lower().endswith(BUILD_SCOPE_SUFFIXES) or DEVICE_CODE.search(stripped) is not None)
+        return scope[0]
 
     def lookup(name: str) -> Value:
         return 0 if (name in derived and name not in report.live_macros) or build(name) else lookup_device(name)
@@ -282,6 +286,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                 cond = directive_condition(word, rest)
                 direct = direct_names(cond) if word not in ("else", "endif") else []
                 if word in ("if", "ifdef", "ifndef"):
+                    if len(stack) >= MAX_NESTING:  # every line looks at every open #if: refuse, not quadratic
+                        raise RecursionError(f"#if nested more than {MAX_NESTING} deep")
                     g = _Group(parent_live=live, arch=is_arch(cond, direct), direct=bool(direct),
                                line=no, col=_indent(snippet), snippet=snippet)
                     v = evaluate(cond, lookup)

@@ -45,22 +45,32 @@ def excluded(rel: str, patterns: Sequence[str]) -> bool:
     return False
 
 
+UNREADABLE = "unreadable"  # the kind of a folder walk could not list: scan reports it as an error
+
+
 def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
     """(relative '/'-path, kind) for every file to scan, in a stable order, streaming (no full listing).
     A single file as root yields just that file. Symlinked directories and CMake build trees
-    (folders holding a CMakeCache.txt) are not entered."""
+    (folders holding a CMakeCache.txt) are not entered. A folder that cannot be listed is yielded
+    as (its path + '/', UNREADABLE): a gate must not pass on files it never saw. A file reached by
+    two paths (a symlink and its target, two symlinks) is yielded once, under the first path."""
     if root.is_file():
         kind = classify(root.name)
         if kind is not None:
             yield root.name, kind
         return
-    stack: list[tuple[str, str]] = [(str(root), "")]
+    seen: set[str] = set()  # resolved paths of symlinked files yielded so far
+    links: list[tuple[str, str, str]] = []  # (resolved, rel, kind) of symlinks, checked once all files are known
+    stack: list[tuple[str, str]] = [(os.path.realpath(root), "")]
     while stack:
         path, rel = stack.pop()
         try:
             with os.scandir(path) as it:
                 entries = sorted(it, key=lambda e: e.name)
+        except FileNotFoundError:
+            continue  # removed while the walk ran: nothing left to check
         except OSError:
+            yield rel or "./", UNREADABLE
             continue
         subdirs: list[tuple[str, str]] = []
         for e in entries:
@@ -73,5 +83,14 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
                 continue
             kind = classify(e.name)
             if kind is not None and not excluded(r, exclude):
-                yield r, kind
+                if e.is_symlink():
+                    links.append((os.path.realpath(e.path), r, kind))
+                else:
+                    seen.add(e.path)
+                    yield r, kind
         stack.extend(reversed(subdirs))
+    # Symlinks last: one whose target was already yielded under its own name is the same file.
+    for real, r, kind in links:
+        if real not in seen:
+            seen.add(real)
+            yield r, kind

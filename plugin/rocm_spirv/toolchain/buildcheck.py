@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from rocm_spirv import settings
 from rocm_spirv.inspect.base import FormatError, NotBinary
 from rocm_spirv.inspect.report import SPIRV
 from rocm_spirv.inspect.scan import Sink, inspect_path
@@ -25,7 +26,7 @@ from rocm_spirv.offload import DEVICE_DEBUG_ENV
 from rocm_spirv.toolchain.spirv_val import REMEDY as INSTALL
 from rocm_spirv.toolchain.spirv_val import SpirvVal, find_spirv_val, prefix_spirv_val
 
-SKIP_ENV = "ROCM_SPIRV_VALIDATE"  # 0/off: the wrappers skip this check
+SKIP_ENV = settings.VALIDATE.name  # 0/off: the wrappers skip this check
 
 
 @dataclass(frozen=True)

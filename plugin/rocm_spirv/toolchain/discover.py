@@ -9,6 +9,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from rocm_spirv import settings
 from rocm_spirv.errors import UserError
 from rocm_spirv.toolchain.llvm import ziglang_llvm
 from rocm_spirv.toolchain.paths import default_prefix
@@ -63,7 +64,7 @@ def ziglang_candidate() -> Candidate | None:
 
 def candidates(explicit: str | None = None, prefix: Path | None = None) -> list[Candidate]:
     """Every compiler found, best first. An explicit choice is the only one returned."""
-    chosen = explicit or os.environ.get("ROCM_SPIRV_COMPILER")
+    chosen = explicit or settings.text(settings.COMPILER)
     if chosen:
         return [explicit_candidate(chosen)]
     found: list[Candidate] = []

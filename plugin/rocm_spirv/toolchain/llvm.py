@@ -18,8 +18,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from rocm_spirv import versions
+from rocm_spirv import settings, versions
 from rocm_spirv.errors import UserError
+from rocm_spirv.offload import GPU_NAME_PATTERN
 
 LlvmKind = Literal["distribution", "ziglang"]
 MIN_MAJOR = 22
@@ -100,7 +101,7 @@ def ziglang_llvm() -> Llvm | None:
 
 def find_llvm(prefer: str | None = None) -> Llvm:
     """The LLVM to wrap: `prefer` (a bin dir or clang path, or "ziglang"), else the best found."""
-    prefer = prefer or os.environ.get("ROCM_SPIRV_LLVM")
+    prefer = prefer or settings.text(settings.LLVM)
     if prefer == "ziglang":
         zl = ziglang_llvm()
         if zl is None:
@@ -127,7 +128,8 @@ def find_llvm(prefer: str | None = None) -> Llvm:
 
 
 def parse_supported_cpus(text: str) -> list[str]:
-    return sorted({w for w in re.findall(r"^\s+(gfx[0-9a-z-]+)\s*$", text, re.M)})
+    """The GPU names (offload.GPU_NAME) in `-print-supported-cpus` output, one per indented line."""
+    return sorted({w for w in re.findall(f"^\\s+({GPU_NAME_PATTERN})\\s*$", text, re.M)})
 
 
 def gfx_targets(driver: list[str]) -> list[str]:

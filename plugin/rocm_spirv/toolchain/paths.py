@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rocm_spirv import settings
+
 
 def _xdg(var: str, fallback: str) -> Path:
     value = os.environ.get(var)
@@ -12,14 +14,8 @@ def _xdg(var: str, fallback: str) -> Path:
 
 
 def default_prefix() -> Path:
-    env = os.environ.get("ROCM_SPIRV_PREFIX")
-    if env:
-        return Path(env)
-    return _xdg("XDG_DATA_HOME", ".local/share") / "rocm-spirv" / "toolchain"
+    return settings.path(settings.PREFIX) or _xdg("XDG_DATA_HOME", ".local/share") / "rocm-spirv" / "toolchain"
 
 
 def cache_dir() -> Path:
-    env = os.environ.get("ROCM_SPIRV_CACHE")
-    if env:
-        return Path(env)
-    return _xdg("XDG_CACHE_HOME", ".cache") / "rocm-spirv"
+    return settings.path(settings.CACHE) or _xdg("XDG_CACHE_HOME", ".cache") / "rocm-spirv"

@@ -17,21 +17,15 @@ from rocm_spirv import versions
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.toolchain.discover import Candidate
 from rocm_spirv.toolchain.headers import version_from_header
-from rocm_spirv.toolchain.llvm import parse_supported_cpus, parse_version
+from rocm_spirv.toolchain.llvm import gfx_targets, parse_version
 from rocm_spirv.toolchain.paths import cache_dir
 from rocm_spirv.toolchain.provision import read_manifest
+from rocm_spirv.toolchain.spirv_path import IN_TREE_FLAGS, PROBE_KERNEL, SPIRV_MAGIC, decide, tail
 from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
-PROBE_SCHEMA = 5
-SPIRV_MAGIC = b"\x03\x02\x23\x07"
-
-# Device code needing no headers or device libraries: what every target must accept.
-PROBE_KERNEL = """
-#define __global__ __attribute__((global))
-struct dim3 { unsigned x, y, z; };
-extern "C" int hipLaunchKernel(const void*, dim3, dim3, void**, unsigned long, void*);
-extern "C" __global__ void rocm_spirv_probe(float* x) { x[__builtin_amdgcn_workitem_id_x()] *= 2.0f; }
-"""
+# 6: the SPIR-V path is decided by a real compile (toolchain/spirv_path.py); answers cached
+# before took any llvm-spirv on PATH.
+PROBE_SCHEMA = 6
 
 
 @dataclass
@@ -96,11 +90,6 @@ class ProbeResult:
 
 def _run(argv: list[str], cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd, timeout=timeout)
-
-
-def _tail(proc: subprocess.CompletedProcess[str]) -> str:
-    lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if "error" in ln.lower()]
-    return (lines or (proc.stderr + proc.stdout).splitlines() or ["no output"])[-1].strip()
 
 
 def _find_tool(name: str, compiler: Path, extra_dirs: list[Path]) -> str | None:
@@ -180,11 +169,9 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
     if res.version is None:
         res.errors.append("not a clang compiler (no 'clang version' in --version)")
         return res
-    cpus = _run([*argv, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"], timeout=30)
-    res.gfx_targets = parse_supported_cpus(cpus.stdout + cpus.stderr)
+    res.gfx_targets = gfx_targets(argv)
     tools = [Path(p) for p in glob.glob("/usr/lib/llvm-*/bin")]
     res.bundler = _find_tool("clang-offload-bundler", cand.path, tools)
-    res.llvm_spirv = _find_tool("llvm-spirv", cand.path, [])
     val = find_spirv_val(prefix)
     if val is not None:
         res.spirv_val, res.spirv_val_version = val.path, val.version
@@ -199,7 +186,7 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
         gfx = _run([*base, "--offload-arch=gfx942", "-S", "-o", "gfx.s", str(src)], cwd=Path(tmp))
         res.hip = gfx.returncode == 0
         if not res.hip:
-            res.errors.append(f"HIP device compile failed: {_tail(gfx)}")
+            res.errors.append(f"HIP device compile failed: {tail(gfx)}")
             return res
         if res.major is not None and res.major >= 22:
             spv = _run([*base, "--offload-arch=amdgcnspirv", "-use-spirv-backend", "-c", "-o", "p.spv",
@@ -208,13 +195,17 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
             # Device-only output is an offload bundle wrapping the module.
             res.spirv_in_tree = spv.returncode == 0 and out.is_file() and SPIRV_MAGIC in out.read_bytes()
             if not res.spirv_in_tree:
-                res.errors.append(f"in-tree SPIR-V backend failed: {_tail(spv)}")
-    if res.llvm_spirv and res.major is not None and res.major >= 19:
-        res.spirv_path, res.spirv_flags = "translator", []
-    elif res.spirv_in_tree:
-        # The in-tree backend rejects calls to undefined hidden functions such
-        # as __ockl_* that the JIT links later, so device symbols stay visible.
-        res.spirv_path, res.spirv_flags = "in-tree", ["-use-spirv-backend", "-fvisibility=default"]
+                res.errors.append(f"in-tree SPIR-V backend failed: {tail(spv)}")
+        # One policy (toolchain/spirv_path.py): a real compile decides, and a prefix's wrappers
+        # apply the decision provisioning recorded, so that one is the prefix's answer.
+        recorded = manifest.spirv_path if manifest is not None else None
+        if recorded == "in-tree" and res.spirv_in_tree:
+            res.spirv_path, res.spirv_flags = "in-tree", list(IN_TREE_FLAGS)
+        else:
+            chosen = decide(argv, cand.path, res.major, Path(tmp), in_tree=res.spirv_in_tree)
+            res.llvm_spirv = chosen.translator
+            res.spirv_path, res.spirv_flags = chosen.path, list(chosen.flags)
+            res.errors += [e for e in chosen.errors if e not in res.errors]
     return res
 
 

@@ -25,13 +25,22 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from rocm_spirv import __version__
+from rocm_spirv import __version__, settings
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import locked, sha256_file, umask, write_atomic
-from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, rocm_layout, runtime_stub, triton, wrappers
+from rocm_spirv.toolchain import (
+    cmake_packages,
+    devicelibs,
+    headers,
+    rocm_layout,
+    runtime_stub,
+    spirv_path,
+    triton,
+    wrappers,
+)
 from rocm_spirv.toolchain.llvm import Llvm, find_llvm, gfx_targets
 from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
@@ -56,6 +65,9 @@ class Manifest:
     # Paths outside the prefix it needs at run time: doctor checks they still exist.
     external: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    # The SPIR-V path (toolchain/spirv_path.py) a real compile chose when provisioning; the wrappers
+    # apply it to compiles that choose none. None in prefixes made before it was recorded.
+    spirv_path: str | None = None
 
     def key(self) -> tuple[object, ...]:
         return tuple(v for k, v in sorted(asdict(self).items()))
@@ -70,7 +82,7 @@ def find_bundler(explicit: Path | None, llvm: Llvm) -> Path | None:
         return explicit
     if llvm.bindir is not None:
         return llvm.bindir / "clang-offload-bundler"
-    env = os.environ.get("ROCM_SPIRV_BUNDLER")
+    env = settings.text(settings.BUNDLER)
     hits = [env] if env else []
     hits += sorted(glob.glob("/usr/lib/llvm-*/bin/clang-offload-bundler"), reverse=True)
     hits += [p for p in [shutil.which("clang-offload-bundler")] if p]
@@ -120,7 +132,9 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
     external = [str(llvm.clang)] + ([str(bundler)] if bundler else [])
     if llvm.kind == "ziglang":
         external += _ziglang_resource_dir(root, llvm)
-    wrappers.write(root, final, llvm, bundler)
+    with tempfile.TemporaryDirectory(prefix="rocm-spirv-spirv-path-") as tmp:
+        chosen = spirv_path.decide(_host_cc(llvm), llvm.clang, llvm.major, Path(tmp))
+    wrappers.write(root, final, llvm, bundler, chosen.path)
     # The wrappers run their build-time SPIR-V check with this Python.
     external.append(sys.executable)
     val = find_spirv_val(None)
@@ -141,15 +155,38 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
         schema=MANIFEST_SCHEMA, rocm_spirv=__version__, llvm_kind=llvm.kind, llvm_version=llvm.version,
         llvm_clang=str(llvm.clang), llvm_why=llvm.why, triton_wheel=wheel.name, hip_version=hip_version,
         bundler=str(bundler) if bundler else None, gfx_targets=targets, guarded_headers=guarded,
-        runtime_stub=stub.path.name, external=external, files=files,
+        runtime_stub=stub.path.name, external=external, files=files, spirv_path=chosen.path,
     )
 
 
+def _badly_typed(data: dict[str, object]) -> str | None:
+    """The first manifest field whose JSON type is not the one Manifest declares, as 'name is a list'."""
+    for f in fields(Manifest):
+        if f.name not in data:
+            continue
+        value, kind = data[f.name], str(f.type)
+        if kind.startswith("list"):
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        elif kind.startswith("dict"):
+            ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+        elif kind == "int":
+            ok = isinstance(value, int)
+        else:
+            ok = isinstance(value, str) or (value is None and "None" in kind)
+        if not ok:
+            return f"{f.name} is {type(value).__name__}, not {kind}"
+    return None
+
+
 def read_manifest(prefix: Path) -> Manifest | None:
+    """The prefix's manifest; None without one (or of another schema). A damaged one is one line."""
     try:
         data = json.loads((prefix / MANIFEST).read_text())
-        if data.get("schema") != MANIFEST_SCHEMA:
+        if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
             return None
+        if (bad := _badly_typed(data)) is not None:
+            raise UserError(f"{prefix / MANIFEST} is damaged ({bad})",
+                            f"provision again: rocm-spirv toolchain provision --prefix {prefix}")
         return Manifest(**data)
     except (OSError, ValueError, TypeError, AttributeError):
         return None

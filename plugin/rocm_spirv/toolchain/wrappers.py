@@ -19,10 +19,12 @@ from rocm_spirv.toolchain.llvm import DISTRIBUTION_TOOLS, Llvm
 
 # Shared by both wrappers: what a ROCm clang does on its own.
 #
-# --offload-arch=amdgcnspirv works alone: when no llvm-spirv translator is
-# there, a compile that asks for amdgcnspirv without choosing a path gets the
-# in-tree SPIR-V backend, with default visibility for the SPIR-V device code
-# only (calls into device libraries the runtime's JIT links must stay legal).
+# --offload-arch=amdgcnspirv works alone: a compile that asks for amdgcnspirv
+# without choosing a path gets the one provisioning chose by a real compile
+# (toolchain/spirv_path.py; the manifest records it, the probe reads it). For
+# the in-tree SPIR-V backend that is -use-spirv-backend, with default visibility
+# for the SPIR-V device code only (calls into device libraries the runtime's JIT
+# links must stay legal); for the translator, clang's own default.
 # Build steps outside CMake's HIP flags (try_compile probes, FindHIP's custom
 # commands) then need no extra flags either.
 #
@@ -90,9 +92,9 @@ if [ $spirv -eq 1 ]; then
     fi
     set -- "$@" "$a"
   done
-  # A translator clang would find (beside it or on PATH) keeps its turn. The
-  # backend flag is unused (and warned about) when nothing is compiled to code.
-  if [ -z "$backend" ] && [ ! -x {llvm_spirv} ] && ! command -v llvm-spirv >/dev/null 2>&1; then
+  # The SPIR-V path provisioning chose: {spirv_path}. The backend flag is unused
+  # (and warned about) when nothing is compiled to code.
+  if [ -z "$backend" ] && [ {in_tree} -eq 1 ]; then
     [ $preprocess -eq 0 ] && set -- "$@" -use-spirv-backend
     # Device flags go where a source is compiled (on a link-only line they are
     # unused): default visibility, and no debug info in the SPIR-V device pass
@@ -198,8 +200,9 @@ def _sh(path: Path) -> str:
     return shlex.quote(str(path))
 
 
-def write(root: Path, final: Path, llvm: Llvm, bundler: Path | None) -> None:
-    """Fill root/bin for a prefix that will live at `final`."""
+def write(root: Path, final: Path, llvm: Llvm, bundler: Path | None, spirv_path: str | None = "in-tree") -> None:
+    """Fill root/bin for a prefix that will live at `final`; spirv_path: spirv_path.decide's choice
+    (None, when neither path compiled, keeps the in-tree backend: its error is the useful one)."""
     refuse_newlines(prefix=str(final), clang=str(llvm.clang))
     bindir = root / "bin"
     bindir.mkdir(parents=True, exist_ok=True)
@@ -208,8 +211,9 @@ def write(root: Path, final: Path, llvm: Llvm, bundler: Path | None) -> None:
     for name, mode in (("clang", "gcc"), ("clang++", "g++")):
         common = dict(version=__version__, remedy=REMEDY[llvm.kind], mode=mode, libdir=_sh(final / "lib"),
                       bindir=_sh(final / "bin"), config=_sh(final / "bin" / "rocm-spirv.cfg"),
-                      llvm_spirv=_sh(final / "bin" / "llvm-spirv"), real=_sh(llvm.clang),
-                      debug_env=DEVICE_DEBUG_ENV, python=_sh(Path(sys.executable)), prefix=_sh(final))
+                      spirv_path=spirv_path or "none", in_tree=int(spirv_path != "translator"),
+                      real=_sh(llvm.clang), debug_env=DEVICE_DEBUG_ENV, python=_sh(Path(sys.executable)),
+                      prefix=_sh(final))
         if llvm.kind == "distribution":
             assert llvm.bindir is not None
             text = DISTRIBUTION.format(what=f"clang {llvm.version} of {llvm.bindir}", **common)

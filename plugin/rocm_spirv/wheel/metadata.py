@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv import __version__
-from rocm_spirv.fsutil import sha256_file, write_atomic
+from rocm_spirv.fsutil import sha256_file
+from rocm_spirv.generate.ownership import plan_record, write_planned
 from rocm_spirv.inspect.base import FormatError
 from rocm_spirv.inspect.report import SPIRV, Entry, FileReport
 from rocm_spirv.inspect.scan import inspect_path
@@ -109,7 +110,9 @@ def build_record(targets: list[TargetLine], compiler: dict[str, str], project: s
 
 
 def write_record(record: dict[str, Any], output: Path) -> None:
-    write_atomic(output, json.dumps(record, indent=2) + "\n")
+    plan = plan_record(output, json.dumps(record, indent=2) + "\n", SCHEMA,
+                       "pass an --output path that does not exist yet (or remove that file)")
+    write_planned(plan)
 
 
 def read_record(wheel: Path) -> dict[str, Any]:

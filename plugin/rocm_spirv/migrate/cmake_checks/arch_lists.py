@@ -15,6 +15,7 @@ from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
 from rocm_spirv.migrate.cmake_words import ALLOW_NAME, ARCH_ITEM, ENV_VARS, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import Redirect, Rule, W
+from rocm_spirv.offload import SPIRV_TARGET
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -83,7 +84,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         file.arch_lists.add(var)
     spirv = f"set({var} amdgcnspirv{' PARENT_SCOPE' if 'PARENT_SCOPE' in values else ''})"
     if var == "HCC_AMDGPU_TARGET":
-        if items and all(i.lower() == "amdgcnspirv" for i in items):
+        if items and all(i.lower() == SPIRV_TARGET for i in items):
             return
         redirect, why = redirect_for_set(file, var, cache, force)
         source = ", ".join(gfx_items[:6]) if gfx_items else " ".join(rest)
@@ -94,7 +95,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             wrap(file, cmd, spirv)
         return
     if var in TARGET_VARS:
-        if items and all(i.lower() == "amdgcnspirv" for i in items):
+        if items and all(i.lower() == SPIRV_TARGET for i in items):
             return
         if items and all(i.upper() in ("OFF", "FALSE", "NO", "0") for i in items):
             return  # CMAKE_HIP_ARCHITECTURES OFF: CMake passes no arch flag at all

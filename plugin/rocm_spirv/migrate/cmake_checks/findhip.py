@@ -9,6 +9,7 @@ from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, split_list
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, compiler_flag
 from rocm_spirv.migrate.findings import E, Redirect, Rule, W
+from rocm_spirv.offload import SPIRV_TARGET
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -37,7 +38,7 @@ def hip_add(file: Analyzer, cmd: Command) -> None:
         elif mode in ("HIPCC_OPTIONS", "CLANG_OPTIONS"):
             options += [compiler_flag(w) for item in split_list(v) for w in item.split()]
     pinned = [w for w in options if (ARCH_FLAG.match(w) or re.match(r"--?amdgpu-target=", w))
-              and "amdgcnspirv" not in w]
+              and SPIRV_TARGET not in w]
     if pinned:
         file.add(RSM115, cmd, f"{cmd.name}({target}) passes {pinned[0]} in its options, after every flag a "
                  "toolchain file can set", "drop it from HIPCC_OPTIONS/CLANG_OPTIONS (the list belongs in "

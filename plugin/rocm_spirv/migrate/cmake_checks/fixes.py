@@ -36,7 +36,8 @@ def wrap(file: Analyzer, cmd: Command, spirv: str = "") -> None:
 
 def notes(file: Analyzer) -> None:
     """A comment line above each command with a finding only a hand edit can fix (once: idempotent)."""
-    lines = file.src.splitlines(keepends=True)
+    lines = file.src.split("\n")  # CMake's lines: a lone \r or \f does not end one
+    lines = [ln + "\n" for ln in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     starts = [0]
     for text in lines:
         starts.append(starts[-1] + len(text))

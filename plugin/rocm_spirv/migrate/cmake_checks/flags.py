@@ -11,6 +11,7 @@ from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, split_list
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, FLAGS_VAR, GFX, cmd_words, compiler_flag, option_target
 from rocm_spirv.migrate.findings import E, Redirect, Rule, W
+from rocm_spirv.offload import SPIRV_TARGET
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -71,9 +72,9 @@ def flags(file: Analyzer, cmd: Command) -> None:
                      "drop it under SPIR-V (the JIT does not see it), or keep the kernel native (hybrid)",
                      Redirect.BUILD_FILE)
             break
-    arch = [w for w in words if ARCH_FLAG.match(w) and "amdgcnspirv" not in w]
+    arch = [w for w in words if ARCH_FLAG.match(w) and SPIRV_TARGET not in w]
     arch += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--offload-arch" and
-             words[i + 1] != "amdgcnspirv"]
+             words[i + 1] != SPIRV_TARGET]
     mcpu = [w for w in words if file.amd_mcpu(w)]
     fn = file.function()
     if fn and arch and all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):

@@ -10,6 +10,7 @@ from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, split_list
 from rocm_spirv.migrate.cmake_words import GFX
 from rocm_spirv.migrate.findings import Redirect, Rule, W
+from rocm_spirv.offload import SPIRV_TARGET
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -39,7 +40,7 @@ def properties(file: Analyzer, cmd: Command) -> None:
     else:  # PROPERTIES <name> <value> pairs
         arch = values[idx + 1] if idx + 1 < len(values) else ""
     archs = split_list(arch)
-    if archs and all(a.lower() == "amdgcnspirv" for a in archs):
+    if archs and all(a.lower() == SPIRV_TARGET for a in archs):
         return
     if arch.upper() in ("FALSE", "OFF"):  # host-only: CMake adds no --offload-arch, retargeting keeps it so
         for t in targets:
