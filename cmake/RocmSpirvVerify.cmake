@@ -1,5 +1,7 @@
 # rocm_spirv_verify(<target> [EXPECT spirv-only|native|hybrid]): fail the build
-# when the artifact's offload bundles do not hold what the mode promises.
+# when the artifact's offload bundles do not hold what the mode promises, or (spirv
+# and hybrid) when spirv-val rejects one of its SPIR-V modules (inspect --validate,
+# with the newest spirv-val found: docs/toolchain.md).
 include_guard(GLOBAL)
 include("${CMAKE_CURRENT_LIST_DIR}/RocmSpirvTarget.cmake")
 
@@ -41,10 +43,10 @@ function(rocm_spirv_verify)
   endif()
   set_target_properties("${t}" PROPERTIES _ROCM_SPIRV_VERIFY "${request}")
   _rocm_spirv_python(rocm_spirv_verify py pkg_parent)
-  _rocm_spirv_verify_requirement("${t}" "${ARG_EXPECT}" req what)
+  _rocm_spirv_verify_requirement("${t}" "${ARG_EXPECT}" req what validate)
   add_custom_command(TARGET "${t}" POST_BUILD
     COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${pkg_parent}" "${py}" -m rocm_spirv inspect
-            "$<TARGET_FILE:${t}>" --require "${req}" --brief
+            "$<TARGET_FILE:${t}>" --require "${req}" ${validate} --brief
     COMMENT "rocm-spirv: verifying ${t} holds ${what} GPU code"
     VERBATIM)
 endfunction()
@@ -52,15 +54,21 @@ endfunction()
 # The `inspect --require` value. The mode and archs are known only once the
 # deferred rocm_spirv_target() work ran: after this call, or at the end of
 # configure for rocm_spirv_retarget_directory(). So both are read at generate time.
-function(_rocm_spirv_verify_requirement t expect out_req out_what)
+# out_validate: --validate where the mode emits SPIR-V (native code needs no spirv-val),
+# else a repeated --brief.
+function(_rocm_spirv_verify_requirement t expect out_req out_what out_validate)
   _rocm_spirv_spirv_target(spirv)
   set(require_native "$<JOIN:$<FILTER:$<TARGET_PROPERTY:${t},ROCM_SPIRV_ARCHS>,EXCLUDE,^${spirv}$>,$<COMMA>>")
+  set(validate --validate)
   if(expect STREQUAL "spirv-only")
     set(req spirv-only)
     set(what "spirv-only")
   elseif(expect)
     set(req "${expect}:${require_native}")
     set(what "${expect}")
+    if(expect STREQUAL "native")
+      set(validate --brief)
+    endif()
   else()
     # A target that was never retargeted goes by the cache value.
     _rocm_spirv_default_mode(default)
@@ -68,7 +76,10 @@ function(_rocm_spirv_verify_requirement t expect out_req out_what)
     set(mode "$<IF:$<BOOL:${prop}>,${prop},${default}>")
     set(req "$<IF:$<STREQUAL:${mode},spirv>,spirv-only,${mode}:${require_native}>")
     set(what "its offload mode's")
+    # Never an empty argument: a native target gets --brief twice, which means the same.
+    set(validate "$<IF:$<STREQUAL:${mode},native>,--brief,--validate>")
   endif()
+  set(${out_validate} "${validate}" PARENT_SCOPE)
   set(${out_req} "${req}" PARENT_SCOPE)
   set(${out_what} "${what}" PARENT_SCOPE)
 endfunction()

@@ -81,6 +81,24 @@ def test_verify_post_build_passes_and_fails(toolchain: Path, tmp_path: Path) -> 
     assert out.returncode != 0 and "native" in out.stdout + out.stderr
 
 
+@pytest.mark.slow
+def test_verify_validates_spirv_and_fails_on_what_spirv_val_rejects(toolchain: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """rocm_spirv_verify runs inspect --validate: device debug info kept on purpose
+    (ROCM_SPIRV_DEVICE_DEBUG=ON) under RelWithDebInfo fails the post-build step, naming spirv-val."""
+    configure(SAMPLES / "cmake" / "hip_language", tmp_path / "ok", toolchain, "ROCM_SPIRV_SAMPLE_VERIFY=ON",
+              "CMAKE_BUILD_TYPE=RelWithDebInfo")
+    assert "--validate" in (tmp_path / "ok" / "build.ninja").read_text()
+    assert "verifying mylib" in build(tmp_path / "ok").stdout
+    # The wrappers' own build-time check would stop the compile first: off, to reach the verify step.
+    monkeypatch.setenv("ROCM_SPIRV_VALIDATE", "0")
+    configure(SAMPLES / "cmake" / "hip_language", tmp_path / "bad", toolchain, "ROCM_SPIRV_SAMPLE_VERIFY=ON",
+              "CMAKE_BUILD_TYPE=RelWithDebInfo", "ROCM_SPIRV_DEVICE_DEBUG=ON")
+    out = build(tmp_path / "bad", check=False)
+    text = out.stdout + out.stderr
+    assert out.returncode != 0 and "spirv-val" in text and "DebugCompilationUnit" in text, text[-3000:]
+
+
 def test_root_layout_of_the_wheel_is_found(toolchain: Path, tmp_path: Path) -> None:
     # scikit-build-core's cmake.root entry point sets RocmSpirv_ROOT to the package dir,
     # which holds cmake/ inside the wheel.

@@ -109,6 +109,11 @@ def test_verify_follows_the_target_offload_mode(toolchain: Path, tmp_path: Path)
     configure(CM / "verify_modes", tmp_path, toolchain, "ROCM_SPIRV_OFFLOAD=spirv")
     out = build(tmp_path).stdout
     assert "verifying nat" in out and "verifying spv" in out
+    # SPIR-V is validated; native code (no SPIR-V) needs no spirv-val.
+    ninja = (tmp_path / "build.ninja").read_text()
+    verify = [ln for ln in ninja.splitlines() if "rocm_spirv inspect" in ln]
+    assert any("libspv.so --require spirv-only --validate" in ln for ln in verify), verify
+    assert any("libnat.so" in ln and "--validate" not in ln for ln in verify), verify
     assert entries(toolchain, tmp_path / "libnat.so") == native("gfx90a", "gfx942")
     assert entries(toolchain, tmp_path / "libspv.so") == SPIRV
 

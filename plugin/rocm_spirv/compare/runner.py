@@ -17,8 +17,10 @@ from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.errors import RocmSpirvError
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.generate.toolchain_file import ToolchainFile, ToolchainRequest, canonical_command, render
+from rocm_spirv.toolchain.buildcheck import explain, rejections
 from rocm_spirv.toolchain.launcher import Launcher
 from rocm_spirv.toolchain.probe import ProbeResult
+from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
 
 class BuildFailed(RocmSpirvError):
@@ -129,6 +131,25 @@ def _timed(cmd: list[str], step: str, **env: str) -> float:
     return elapsed
 
 
+def validate_spirv(paths: list[Path]) -> None:
+    """Every SPIR-V module the build wrote passes the newest spirv-val, or the variant fails at a
+    `validate` step naming the module, the construct and the remedy: invalid device code is not a
+    result to compare. Without any spirv-val nothing is checked (doctor reports the missing tool)."""
+    if not paths:
+        return
+    tool = find_spirv_val(None)
+    if tool is None:
+        return
+    lines = []
+    for path in paths:
+        for entry, message in rejections(path, tool):
+            construct, remedy = explain(message)
+            lines.append(f"{path.name}: {entry}: spirv-val {tool.version} rejects {construct} ({message}); "
+                         f"remedy: {remedy}")
+    if lines:
+        raise BuildFailed("validate", "\n".join(lines))
+
+
 def write_toolchain(setup: Setup, variant: Variant, build: Path) -> Path:
     """The variant's toolchain file, rendered and written once for all its repeats (it sits
     beside the build dir, which each repeat removes)."""
@@ -152,6 +173,8 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
         bld = _timed(build_command(setup, build), "build")
         cpu2 = _children_cpu()
         artifacts = find_artifacts(build)
+        if variant.mode != "native":
+            validate_spirv([Path(a.path) for a in artifacts])
         for a in artifacts:
             a.path = str(Path(a.path).relative_to(build))
         run = Run(conf, bld, cpu2 - cpu0, artifacts, build_cpu_s=cpu2 - cpu1)
@@ -175,4 +198,6 @@ def _wheel_once(setup: Setup, variant: Variant, build: Path, tc_path: Path, cpu0
     wheels = sorted((build / "dist").glob("*.whl"))
     if len(wheels) != 1:
         raise BuildFailed("pip wheel", f"expected one wheel in {build / 'dist'}, found {len(wheels)}")
+    if variant.mode != "native":
+        validate_spirv(wheels)
     return Run(0.0, elapsed, cpu, [wheel_artifact(wheels[0])], build_cpu_s=cpu)

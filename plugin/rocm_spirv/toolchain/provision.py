@@ -5,6 +5,7 @@ language accept it):
   bin/clang, bin/clang++        wrappers around the chosen LLVM (llvm.py, wrappers.py)
   bin/<tools>                   that LLVM's ld.lld, llvm-link, bundler, ... (ziglang: stand-ins)
   bin/spirv-val                 the newest spirv-val found (spirv_val.py)
+  bin/hipconfig, llvm/bin/      where ROCm has them: projects call them by path (rocm_layout.py)
   amdgcn/bitcode/               ROCm 7 device libraries (devicelibs.py)
   include/hip/                  ROCm 7 HIP headers, guards for absent ones (headers.py)
   lib/libamdhip64.so*           link-only HIP runtime for the ROCm 7 ABI (runtime_stub.py)
@@ -30,7 +31,16 @@ from pathlib import Path
 from rocm_spirv import __version__, settings
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import locked, sha256_file, umask, write_atomic
-from rocm_spirv.toolchain import cmake_packages, devicelibs, headers, runtime_stub, spirv_path, triton, wrappers
+from rocm_spirv.toolchain import (
+    cmake_packages,
+    devicelibs,
+    headers,
+    rocm_layout,
+    runtime_stub,
+    spirv_path,
+    triton,
+    wrappers,
+)
 from rocm_spirv.toolchain.llvm import Llvm, find_llvm, gfx_targets
 from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
@@ -132,6 +142,7 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
         (root / "bin" / "spirv-val").symlink_to(val.path)
         external.append(val.path)
     hip_version, guarded = headers.install(root, wheel)
+    rocm_layout.write(root, final, llvm, hip_version)
     targets = gfx_targets(llvm.driver())
     if not targets:
         raise UserError(f"{llvm.clang} lists no AMDGPU targets", "use an LLVM built with the AMDGPU backend")

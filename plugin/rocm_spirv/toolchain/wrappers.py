@@ -139,7 +139,8 @@ if [ ! -x {python} ]; then
     "remedy: rocm-spirv toolchain provision" >&2
   exit 0
 fi
-exec {python} -m rocm_spirv.toolchain.buildcheck {prefix} "$out"
+# -I: a build's PYTHONPATH (pip's isolated build env may hold another rocm-spirv) stays out.
+exec {python} -I -m rocm_spirv.toolchain.buildcheck {prefix} "$out"
 """
 
 DISTRIBUTION = PRELUDE + CHECK + POSTLUDE.replace(
