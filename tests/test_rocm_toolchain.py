@@ -114,6 +114,8 @@ def test_doctor_builds_a_real_program_in_every_mode(toolchain: Path) -> None:
     data = json.loads(out.stdout)
     modes = {m["mode"]: m for m in data["modes"]}
     assert all(m["ready"] for m in modes.values()), modes
+    # The builds take a while: one progress line per mode on stderr (stdout stays the JSON).
+    assert [ln.rsplit(" ", 2)[-2] for ln in out.stderr.splitlines() if "doctor: building" in ln] == list(modes)
     assert modes["hybrid"]["detail"].startswith("built hybrid for amdgcnspirv;gfx")
     checks = {c["name"]: c for c in data["checks"]}
     assert checks["prefix"]["ok"] and checks["device_libs"]["detail"].endswith("amdgcn/bitcode")

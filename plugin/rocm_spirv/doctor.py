@@ -17,6 +17,7 @@ from pathlib import Path
 
 from rocm_spirv.fsutil import sha256_file
 from rocm_spirv.offload import MODES, SPIRV_TARGET, Mode, device_debug_opted_in, spirv_device_flags
+from rocm_spirv.term import note
 from rocm_spirv.toolchain.buildcheck import SKIP_ENV, explain, rejections
 from rocm_spirv.toolchain.choose import choose
 from rocm_spirv.toolchain.discover import rocm_roots
@@ -219,6 +220,8 @@ def diagnose(results: list[ProbeResult], build: bool = True) -> Diagnosis:
                 modes.append(ModeStatus(mode, False, missing, None, f"needs {', '.join(missing)}",
                                         REMEDY[first]))
             elif build:
+                # Each build takes seconds to a minute: say what is going on (stderr; -q silences it).
+                note(f"doctor: building and linking the HIP test program for {mode} mode")
                 modes.append(build_program(best, mode, Path(tmp), val))
             else:
                 modes.append(ModeStatus(mode, True, [], None, "not built (--no-build)"))
