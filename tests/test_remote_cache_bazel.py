@@ -2,8 +2,9 @@
 cache) on 127.0.0.1: a second checkout with its own output root builds every HIP compile from the
 first one's entries, the outputs are byte-identical and `rocm-spirv inspect --require` passes.
 
-BuildGrid 0.9 has no worker of its own (its bots are buildbox-worker + buildbox-run-hosttools, C++,
-in neither Debian nor PyPI), so remote *execution* is not tested here: docs/caching.md.
+BuildGrid (0.4.4, the newest for Python 3.11) has no worker of its own (its bots are buildbox-worker +
+buildbox-run-hosttools, C++, in neither Debian nor PyPI), so remote *execution* is not tested here:
+docs/caching.md.
 """
 
 from __future__ import annotations
