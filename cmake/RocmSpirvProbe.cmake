@@ -75,9 +75,10 @@ function(_rocm_spirv_probe)
     string(REPLACE "|" ";" flags "${candidate}")
     list(REMOVE_ITEM flags none)
     # The translator is tested by name where clang has both paths (as toolchain/spirv_path.py
-    # does), so a provisioned prefix's wrapper cannot answer with the path it applies by default.
+    # does). A rocm-spirv prefix's wrapper is tested as it is: it applies the path its prefix
+    # recorded, so "none" (no flags from the package) is right for it either way.
     set(test_flags ${flags})
-    if(candidate STREQUAL "none" AND major AND major GREATER_EQUAL 22)
+    if(candidate STREQUAL "none" AND NOT wrapper AND major AND major GREATER_EQUAL 22)
       set(test_flags -no-use-spirv-backend)
     endif()
     execute_process(
@@ -105,7 +106,7 @@ function(_rocm_spirv_probe)
   set(ROCM_SPIRV_SPIRV_FLAGS "${flags}" CACHE INTERNAL "flags the compiler needs for amdgcnspirv")
   set(_ROCM_SPIRV_PROBED "${cxx}" CACHE INTERNAL "compiler ROCM_SPIRV_SPIRV_FLAGS was probed for")
   string(REPLACE ";" " " shown "${flags}")
-  if(NOT flags AND wrapper AND NOT translator)
+  if(NOT flags AND wrapper)
     set(how "(a rocm-spirv prefix: its clang++ adds -use-spirv-backend and the SPIR-V-only visibility itself)")
   elseif(NOT flags)
     set(how "through the llvm-spirv translator (${translator})")

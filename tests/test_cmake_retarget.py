@@ -171,13 +171,16 @@ def test_probe_skips_an_absent_translator(toolchain: Path, tmp_path: Path) -> No
     assert "ROCM_SPIRV_SPIRV_FLAGS:INTERNAL=\n" in cache
 
 
-def test_probe_tries_a_translator_on_path_first(toolchain: Path, tmp_path: Path) -> None:
-    # A translator that exists but fails: tried first, then the in-tree backend.
+def test_probe_leaves_the_path_to_a_prefix_wrapper_with_a_translator_on_path(toolchain: Path,
+                                                                                tmp_path: Path) -> None:
+    # A translator on PATH (one that fails): the prefix's wrapper applies the path its prefix
+    # recorded at provision, so the package neither tries the translator again nor adds flags.
     fake = tmp_path / "bin" / "llvm-spirv"
     fake.parent.mkdir()
     fake.write_text("#!/bin/sh\necho 'llvm-spirv: refusing in this test' >&2\nexit 1\n")
     fake.chmod(0o755)
     path = path_without_translator(tmp_path / "path")
     out = configure_traced(tmp_path / "b", toolchain, f"{fake.parent}{os.pathsep}{path}")
-    assert len(PROBE_COMPILE.findall(out.stderr)) == 2
-    assert "in-tree SPIR-V backend" in out.stdout and str(fake) in out.stdout
+    assert len(PROBE_COMPILE.findall(out.stderr)) == 1
+    assert "its clang++ adds -use-spirv-backend" in out.stdout and str(fake) not in out.stdout
+    assert "ROCM_SPIRV_SPIRV_FLAGS:INTERNAL=\n" in (tmp_path / "b" / "CMakeCache.txt").read_text()
