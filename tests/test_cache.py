@@ -265,7 +265,9 @@ def test_second_machine_builds_from_the_shared_cache(kind: str, redis_port: int,
     for name, root in (("A", tmp_path / "a"), ("B", tmp_path / "machines" / "b")):
         env = _machine(root, cache_dir(), None if kind == "ccache" else tmp_path / "opt" / "toolchain")
         if kind == "ccache":
-            env.update(CCACHE_DIR=str(root / "ccache"), CCACHE_REMOTE_STORAGE=f"redis://127.0.0.1:{redis_port}",
+            # ccache gives a remote 100 ms to connect by default: too little on a loaded CI machine.
+            env.update(CCACHE_DIR=str(root / "ccache"),
+                       CCACHE_REMOTE_STORAGE=f"redis://127.0.0.1:{redis_port}|connect-timeout=5000|operation-timeout=60000",
                        CCACHE_BASEDIR=str(root))
         else:
             env.update(SCCACHE_DIR=str(root / "sccache"), SCCACHE_REDIS_ENDPOINT=f"redis://127.0.0.1:{redis_port}",
