@@ -62,7 +62,7 @@ def test_spirv_wheel_records_what_it_carries(spirv_wheel: Path) -> None:
     # prefix's wrapper, never by the build machine's paths (a home folder, a user name).
     assert record["compiler"]["name"] == "clang++" and "path" not in record["compiler"]
     assert re.fullmatch(r"[0-9a-f]{64}", record["compiler"]["sha256"])
-    text = dist_info_file(spirv_wheel, "rocm_spirv.json")
+    text = str(dist_info_file(spirv_wheel, "rocm_spirv.json"))
     assert str(Path.home()) not in text and "/tmp/" not in text
     (so,) = record["shared_objects"]
     assert so["path"].startswith("spirv_demo/_core.") and so["path"].endswith(".so")
