@@ -77,7 +77,12 @@ function(_rocm_spirv_device_flags out device_debug)
       list(APPEND flags "${f}")
     endif()
   endforeach()
-  if("-use-spirv-backend" IN_LIST ARGN AND NOT device_debug)
+  # The opt-in goes on the command line too: a rocm-spirv prefix's clang++ (probed
+  # with no flags) drops device debug info itself unless it sees it, and a
+  # compiler cache keys on it.
+  if(device_debug)
+    list(APPEND flags "-DROCM_SPIRV_DEVICE_DEBUG=1")
+  elseif("-use-spirv-backend" IN_LIST ARGN)
     list(APPEND flags "SHELL:-Xarch_${spirv} -g0")
   endif()
   set(${out} "${flags}" PARENT_SCOPE)

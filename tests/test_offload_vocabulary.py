@@ -116,7 +116,8 @@ def test_the_vocabulary_says_something() -> None:
     # Debug info leaves the SPIR-V device pass of the in-tree backend unless opted in.
     assert py["flags2False"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default",
                                  "-Xarch_amdgcnspirv", "-g0"]
-    assert py["flags2True"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default"]
+    assert py["flags2True"] == ["-use-spirv-backend", "-Xarch_amdgcnspirv", "-fvisibility=default",
+                                "-DROCM_SPIRV_DEVICE_DEBUG=1"]
     assert py["flags3False"] == ["-Xarch_amdgcnspirv", "-fvisibility=protected"]
     assert {"gfx9-4-generic", "gfx11-7-generic", "gfx12-5-generic", "gfx13-generic"} <= set(py["generic"])
     assert py["archflags"] == FLAG_WORDS[:6]

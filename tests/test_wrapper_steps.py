@@ -168,3 +168,14 @@ def test_device_debug_opt_in_is_validated_at_build_time(toolchain: Path, tmp_pat
     out = run(toolchain, tmp_path, *args, env={"ROCM_SPIRV_DEVICE_DEBUG": "1", "ROCM_SPIRV_VALIDATE": "0"})
     assert out.returncode == 0, out.stderr
     assert b"NonSemantic.Shader.DebugInfo" in (tmp_path / "g.o").read_bytes()
+
+
+def test_device_debug_opt_in_as_a_definition(toolchain: Path, tmp_path: Path, src: Path) -> None:
+    """-DROCM_SPIRV_DEVICE_DEBUG=1 on the command line (what the CMake package passes for
+    ROCM_SPIRV_DEVICE_DEBUG=ON, and what a compiler cache keys on) opts in as the variable does."""
+    args = ["-x", "hip", "--offload-arch=amdgcnspirv", "-g", "-O1", "-c", str(src), "-o", "g.o"]
+    spirv, _ = spirv_jobs(run(toolchain, tmp_path, *args, "-DROCM_SPIRV_DEVICE_DEBUG=1", "-###").stderr)
+    assert spirv and all("-debug-info-kind" in j for j in spirv)
+    # Any other value of the definition is not an opt-in.
+    spirv, _ = spirv_jobs(run(toolchain, tmp_path, *args, "-DROCM_SPIRV_DEVICE_DEBUG=0", "-###").stderr)
+    assert spirv and all("-debug-info-kind" not in j for j in spirv)

@@ -128,10 +128,16 @@ def spirv_device_flags(probed: Sequence[str], device_debug: bool = False) -> lis
     spirv-val rejects (DebugCompilationUnit's Language is a literal, not an
     OpConstant id), and ROCm's runtime translator reads the .200 form its own
     llvm-spirv writes; so under -g the SPIR-V device pass alone gets -g0 unless
-    the user opts in. Host and native device code keep their debug info."""
+    the user opts in. Host and native device code keep their debug info.
+
+    The opt-in also goes on the command line as -DROCM_SPIRV_DEVICE_DEBUG=1: a
+    prefix's clang++ (probed with no flags) drops device debug info itself unless
+    it sees that definition, and a compiler cache keys on it."""
     out: list[str] = []
     for f in probed:
         out += [f"-Xarch_{SPIRV_TARGET}", f] if f.startswith("-fvisibility") else [f]
-    if IN_TREE_BACKEND in probed and not device_debug:
+    if device_debug:
+        out.append(f"-D{DEVICE_DEBUG_ENV}=1")
+    elif IN_TREE_BACKEND in probed:
         out += [f"-Xarch_{SPIRV_TARGET}", "-g0"]
     return out

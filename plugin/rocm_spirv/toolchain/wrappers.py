@@ -42,7 +42,7 @@ fi
 # src: a source is compiled (-x LANG or a source file), whether the output is an
 # object (-c), assembly (-S), preprocessed text (-E), nothing (-fsyntax-only) or a
 # linked program (one-step compile and link); link: the driver links.
-spirv=0 backend="" src=0 link=1 obj=0 preprocess=0 dry=0 gfx="" want_x=0 want_o=0 out=""
+spirv=0 backend="" src=0 link=1 obj=0 preprocess=0 dry=0 gfx="" want_x=0 want_o=0 out="" devdebug=0
 scan() {{
   if [ $want_x -eq 1 ]; then want_x=0; [ "$1" != none ] && src=1; return; fi
   if [ $want_o -eq 1 ]; then want_o=0; out=$1; return; fi
@@ -52,6 +52,10 @@ scan() {{
         case "$t" in amdgcnspirv) spirv=1 ;; gfx*) gfx="$gfx $t" ;; esac
       done ;;
     -use-spirv-backend) backend=in-tree ;;
+    # The build's own opt-in (CMake's ROCM_SPIRV_DEVICE_DEBUG=ON): a definition
+    # on the command line, so a compiler cache keys on it as an environment
+    # variable never would.
+    -D{debug_env}|-D{debug_env}=1|-D{debug_env}=[Oo][Nn]) devdebug=1 ;;
     -no-use-spirv-backend) backend=translator ;;
     -x) want_x=1 ;;
     -xnone) ;;
@@ -101,8 +105,8 @@ if [ $spirv -eq 1 ]; then
     # (the in-tree backend's does not validate; docs/toolchain.md) unless opted in.
     if [ $src -eq 1 ]; then
       set -- "$@" -Xarch_amdgcnspirv -fvisibility=default
-      case "${{{debug_env}:-}}" in
-        1|[Oo][Nn]|[Yy][Ee][Ss]|[Tt][Rr][Uu][Ee]) ;;
+      case "$devdebug/${{{debug_env}:-}}" in
+        1/*|*/1|*/[Oo][Nn]|*/[Yy][Ee][Ss]|*/[Tt][Rr][Uu][Ee]) ;;
         *) set -- "$@" -Xarch_amdgcnspirv -g0 ;;
       esac
     fi
