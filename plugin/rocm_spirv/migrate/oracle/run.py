@@ -30,7 +30,7 @@ from rocm_spirv.migrate.oracle import cmake_oracle, device
 from rocm_spirv.migrate.oracle.trace import records
 from rocm_spirv.migrate.registry import RULES
 from rocm_spirv.migrate.source_rules import strip
-from rocm_spirv.offload import SPIRV_TARGET, spirv_device_flags
+from rocm_spirv.offload import DEVICE_DEBUG_ENV, SPIRV_TARGET, spirv_device_flags
 from rocm_spirv.toolchain.probe import ProbeResult
 
 CONFIGURE_TIMEOUT = 900.0
@@ -373,8 +373,9 @@ class Oracle:
             if asm_ir:
                 # Inline assembly in the SPIR-V pass: a front-end pass with line tables says where it came from.
                 located_ll = stem / "located.ll"
-                _run([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-gline-tables-only", "-emit-llvm", "-S",
-                      "-o", str(located_ll)], cwd)
+                # A rocm-spirv prefix's clang++ drops SPIR-V device debug info unless told (docs/toolchain.md).
+                _run([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-gline-tables-only",
+                      f"-D{DEVICE_DEBUG_ENV}=1", "-emit-llvm", "-S", "-o", str(located_ll)], cwd)
                 if located_ll.is_file():
                     with open(located_ll, encoding="utf-8", errors="replace") as f:
                         for where, line, col, asm in device.asm_sites(f):
