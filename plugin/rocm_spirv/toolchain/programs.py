@@ -105,10 +105,11 @@ def command(name: str, dirs: Sequence[Path] | None = None) -> str:
     return find([name], dirs) or name
 
 
-def run_probe(argv: Sequence[str], timeout: float = PROBE_TIMEOUT, cwd: Path | None = None) -> Probe:
-    """Run a probe under the one timeout; no exception when the tool cannot start or hangs."""
+def run_probe(argv: Sequence[str], cwd: Path | None = None) -> Probe:
+    """Run a probe under the one timeout (PROBE_TIMEOUT); no exception when the tool cannot start or hangs."""
     try:
-        proc = subprocess.run(list(argv), capture_output=True, text=True, check=False, timeout=timeout, cwd=cwd)
+        proc = subprocess.run(list(argv), capture_output=True, text=True, check=False, timeout=PROBE_TIMEOUT,
+                              cwd=cwd)
     except (OSError, subprocess.TimeoutExpired) as err:
         return Probe(None, error=str(err))
     return Probe(proc.returncode, proc.stdout, proc.stderr)
@@ -121,8 +122,12 @@ def probe_version(path: str, parse: Callable[[str], str | None], args: Sequence[
 
 
 def version_key(version: str) -> tuple[int, ...]:
-    """A dotted release for comparison: the leading numbers ("2025.5" > "2023.1", "3.31.6-rc1" = 3.31.6)."""
-    return tuple(int(x) for x in re.findall(r"\d+", version.split("-")[0]))
+    """A dotted release for comparison: its numbers before any "-" ("2025.5" > "2023.1",
+    "3.31.6-rc1" as 3.31.6), trailing zeros dropped ("1.2" = "1.2.0")."""
+    key = [int(x) for x in re.findall(r"\d+", version.split("-")[0])]
+    while key and key[-1] == 0:
+        key.pop()
+    return tuple(key)
 
 
 def newest(programs: Iterable[Program]) -> Program | None:
