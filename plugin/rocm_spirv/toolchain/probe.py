@@ -24,7 +24,9 @@ from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
 # 6: the SPIR-V path is decided by a real compile (toolchain/spirv_path.py); answers cached
 # before took any llvm-spirv on PATH.
-PROBE_SCHEMA = 6
+# 7: tools are found by toolchain/programs.py (the bundler beside the resolved compiler, newest
+# distribution LLVM first) and failures told by their first error line.
+PROBE_SCHEMA = 7
 
 
 @dataclass
