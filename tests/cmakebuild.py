@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
+
+from rocm_spirv.toolchain import programs
 
 SPIRV_FLAGS = "-use-spirv-backend -fvisibility=default"
 
 
-def tool(name: str) -> str:
-    """The PyPI cmake/ninja of this environment (the dev extra) before any system one."""
-    beside = Path(sys.executable).parent / name
-    return str(beside) if beside.is_file() else (shutil.which(name) or name)
+# The PyPI cmake/ninja of this environment (the dev extra) before any system one.
+tool = programs.command
 
 
 def cmake_build(src: Path, build: Path, prefix: Path, archs: str, hip_flags: str = "",

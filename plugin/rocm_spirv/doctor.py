@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pathlib import Path
 from rocm_spirv.fsutil import sha256_file
 from rocm_spirv.offload import MODES, SPIRV_TARGET, Mode, device_debug_opted_in, spirv_device_flags
 from rocm_spirv.term import note
+from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.buildcheck import SKIP_ENV, explain, rejections
 from rocm_spirv.toolchain.choose import choose
 from rocm_spirv.toolchain.discover import rocm_roots
@@ -122,11 +122,6 @@ def _remedy_for(output: str) -> str:
     return "compiler"
 
 
-def _tail(output: str) -> str:
-    lines = [ln.strip() for ln in output.splitlines() if "error" in ln.lower()]
-    return (lines or [ln.strip() for ln in output.splitlines() if ln.strip()] or ["no output"])[0]
-
-
 def native_arch(compiler: ProbeResult) -> str:
     return next((a for a in ("gfx942", "gfx90a", "gfx1100") if a in compiler.gfx_targets),
                 compiler.gfx_targets[0] if compiler.gfx_targets else "gfx942")
@@ -159,8 +154,8 @@ def build_program(compiler: ProbeResult, mode: Mode, workdir: Path, spirv_val: S
         except (OSError, subprocess.TimeoutExpired) as err:
             return ModeStatus(mode, False, [], step, str(err), REMEDY["compiler"])
         if proc.returncode != 0:
-            out = proc.stderr + proc.stdout
-            return ModeStatus(mode, False, [], step, _tail(out), REMEDY[_remedy_for(out)])
+            return ModeStatus(mode, False, [], step, programs.failure_line(proc.stderr, proc.stdout),
+                              REMEDY[_remedy_for(proc.stderr + proc.stdout)])
     if mode != "native" and spirv_val is not None:
         bad = rejections(exe, spirv_val)
         if bad:
@@ -199,7 +194,8 @@ def diagnose(results: list[ProbeResult], build: bool = True) -> Diagnosis:
     val = find_spirv_val(prefix)
     check("spirv_val", val is not None, val.describe() if val is not None else "missing")
     for tool in ("cmake", "ninja"):
-        found = shutil.which(tool)
+        # The ones compare and the migrate oracle run (programs.py: beside this Python, then PATH).
+        found = programs.find([tool])
         check(tool, bool(found), found or "missing")
     rocm_cmake_ok, rocm_cmake_detail = describe(find_rocm_cmake([*([prefix] if prefix else []), *rocm_roots()]))
     check("rocm_cmake", rocm_cmake_ok, rocm_cmake_detail)

@@ -11,9 +11,10 @@ from rocm_spirv import jsondoc
 from rocm_spirv.doctor import PROGRAM, diagnose, native_arch
 from rocm_spirv.errors import UserError
 from rocm_spirv.offload import MODES, Mode, spirv_device_flags
+from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.cachecheck import CacheCheck, check_all
 from rocm_spirv.toolchain.choose import probe_all
-from rocm_spirv.toolchain.launcher import CACHE_TOOLS, PYPI, Launcher, find_cache_tool
+from rocm_spirv.toolchain.launcher import CACHE_TOOLS, PYPI, Launcher
 from rocm_spirv.toolchain.probe import ProbeResult
 
 
@@ -76,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def found_launchers() -> list[Launcher]:
-    return [Launcher(name, path) for name in CACHE_TOOLS if (path := find_cache_tool(name))]
+    return [Launcher(name, path) for name in CACHE_TOOLS if (path := programs.find([name]))]
 
 
 def check_caches(compiler: ProbeResult, launchers: list[Launcher]) -> list[CacheCheck]:

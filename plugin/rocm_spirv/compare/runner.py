@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import resource
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.errors import RocmSpirvError
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.generate.toolchain_file import ToolchainFile, ToolchainRequest, canonical_command, render
+from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.buildcheck import explain, rejections
 from rocm_spirv.toolchain.launcher import Launcher
 from rocm_spirv.toolchain.probe import ProbeResult
@@ -45,10 +45,6 @@ class Setup:
     jit: bool = True  # measure the first-launch work on the baseline build (compare/jit.py)
     launcher: Launcher | None = None  # compiler launcher of every variant's toolchain file (--launcher)
 
-    def tool(self, name: str) -> str:
-        beside = Path(sys.executable).parent / name
-        return str(beside) if beside.is_file() else (shutil.which(name) or name)
-
 
 def toolchain_file(setup: Setup, variant: Variant) -> ToolchainFile:
     """Every variant builds through the toolchain file a user would generate: no project edits,
@@ -75,8 +71,8 @@ def measures_jit(setup: Setup, variant: Variant) -> bool:
 def configure_command(setup: Setup, variant: Variant, build: Path, tc_path: Path) -> list[str]:
     flags = ["--offload-compress"] if variant.compress else []
     return [
-        setup.tool("cmake"), "-S", str(setup.project), "-B", str(build), "-G", "Ninja",
-        f"-DCMAKE_MAKE_PROGRAM={setup.tool('ninja')}", f"-DCMAKE_TOOLCHAIN_FILE={tc_path}",
+        programs.command("cmake"), "-S", str(setup.project), "-B", str(build), "-G", "Ninja",
+        f"-DCMAKE_MAKE_PROGRAM={programs.command('ninja')}", f"-DCMAKE_TOOLCHAIN_FILE={tc_path}",
         *([f"-DCMAKE_HIP_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}"] if flags else []),
         "-DCMAKE_BUILD_TYPE=Release", *(f"-D{d}" for d in setup.defines),
         # The JIT proxy reads each HIP TU's own compile command.
@@ -101,18 +97,14 @@ def wheel_command(setup: Setup, variant: Variant, build: Path, tc_path: Path) ->
 
 def build_command(setup: Setup, build: Path) -> list[str]:
     targets = ["--target", *setup.targets] if setup.targets else []
-    return [setup.tool("cmake"), "--build", str(build), "--parallel", str(setup.jobs), *targets]
+    return [programs.command("cmake"), "--build", str(build), "--parallel", str(setup.jobs), *targets]
 
 
 def offload_compress_supported(compiler: str) -> bool:
     """Whether this clang's driver knows --offload-compress (clang >= 18); an unknown option is
     an error, a known one is ignored beside --version."""
-    try:
-        proc = subprocess.run([compiler, "--offload-compress", "--version"], capture_output=True, text=True,
-                              check=False, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and "unknown argument" not in proc.stderr
+    probe = programs.run_probe([compiler, "--offload-compress", "--version"])
+    return probe.ok and "unknown argument" not in probe.stderr
 
 
 def _children_cpu() -> float:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import glob
 import os
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_spirv import settings
 from rocm_spirv.errors import UserError
+from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.llvm import ziglang_llvm
 from rocm_spirv.toolchain.paths import default_prefix
 
@@ -28,10 +27,10 @@ def rocm_roots() -> list[Path]:
         if os.environ.get(var):
             roots.append(os.environ[var])
     roots += sorted(glob.glob("/opt/rocm*"), reverse=True)
-    hipconfig = shutil.which("hipconfig")
+    hipconfig = programs.find(["hipconfig"])
     if hipconfig:
-        out = subprocess.run([hipconfig, "--rocmpath"], capture_output=True, text=True, check=False)
-        if out.returncode == 0 and out.stdout.strip():
+        out = programs.run_probe([hipconfig, "--rocmpath"])
+        if out.ok and out.stdout.strip():
             roots.append(out.stdout.strip())
     seen: list[Path] = []
     for r in roots:
@@ -42,7 +41,7 @@ def rocm_roots() -> list[Path]:
 
 
 def explicit_candidate(value: str) -> Candidate:
-    found = shutil.which(value) if os.sep not in value else value
+    found = programs.find([value], dirs=()) if os.sep not in value else value
     path = Path(found) if found else Path(value)
     if not path.is_file() or not os.access(path, os.X_OK):
         raise UserError(
@@ -78,7 +77,7 @@ def candidates(explicit: str | None = None, prefix: Path | None = None) -> list[
         add(root / "bin" / "amdclang++", "rocm")
     add((prefix or default_prefix()) / "bin" / "clang++", "provisioned")
     for name in ["clang++"] + [f"clang++-{n}" for n in range(30, 16, -1)]:
-        hit = shutil.which(name)
+        hit = programs.find([name], dirs=())
         if hit:
             add(Path(hit), "path")
     zc = ziglang_candidate()

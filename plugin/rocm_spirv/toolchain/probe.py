@@ -6,8 +6,6 @@ import contextlib
 import glob
 import hashlib
 import json
-import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -15,17 +13,20 @@ from pathlib import Path
 
 from rocm_spirv import versions
 from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.discover import Candidate
 from rocm_spirv.toolchain.headers import version_from_header
-from rocm_spirv.toolchain.llvm import gfx_targets, parse_version
+from rocm_spirv.toolchain.llvm import distribution_bindirs, gfx_targets, parse_version
 from rocm_spirv.toolchain.paths import cache_dir
 from rocm_spirv.toolchain.provision import read_manifest
-from rocm_spirv.toolchain.spirv_path import IN_TREE_FLAGS, PROBE_KERNEL, SPIRV_MAGIC, decide, tail
+from rocm_spirv.toolchain.spirv_path import IN_TREE_FLAGS, PROBE_KERNEL, SPIRV_MAGIC, decide
 from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
 # 6: the SPIR-V path is decided by a real compile (toolchain/spirv_path.py); answers cached
 # before took any llvm-spirv on PATH.
-PROBE_SCHEMA = 6
+# 7: tools are found by toolchain/programs.py (the bundler beside the resolved compiler, newest
+# distribution LLVM first) and failures told by their first error line.
+PROBE_SCHEMA = 7
 
 
 @dataclass
@@ -92,14 +93,6 @@ def _run(argv: list[str], cwd: Path | None = None, timeout: float = 120) -> subp
     return subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd, timeout=timeout)
 
 
-def _find_tool(name: str, compiler: Path, extra_dirs: list[Path]) -> str | None:
-    for d in [compiler.parent, *extra_dirs]:
-        p = d / name
-        if p.is_file() and os.access(p, os.X_OK):
-            return str(p)
-    return shutil.which(name)
-
-
 def _header_dirs(compiler: Path, prefix: Path | None) -> list[Path]:
     dirs = []
     if prefix is not None:
@@ -160,18 +153,17 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
         res.llvm = f"{manifest.llvm_kind} LLVM {manifest.llvm_version} ({manifest.llvm_clang}): {manifest.llvm_why}"
     else:
         prefix = None
-    try:
-        ver = _run([*argv, "--version"], timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        res.errors.append(f"cannot run: {err}")
+    ver = programs.run_probe([*argv, "--version"])
+    if ver.returncode is None:
+        res.errors.append(f"cannot run: {ver.error}")
         return res
     res.version = parse_version(ver.stdout + ver.stderr)
     if res.version is None:
         res.errors.append("not a clang compiler (no 'clang version' in --version)")
         return res
     res.gfx_targets = gfx_targets(argv)
-    tools = [Path(p) for p in glob.glob("/usr/lib/llvm-*/bin")]
-    res.bundler = _find_tool("clang-offload-bundler", cand.path, tools)
+    res.bundler = programs.find(["clang-offload-bundler"],
+                                [*programs.compiler_dirs(cand.path), *distribution_bindirs()])
     val = find_spirv_val(prefix)
     if val is not None:
         res.spirv_val, res.spirv_val_version = val.path, val.version
@@ -186,7 +178,7 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
         gfx = _run([*base, "--offload-arch=gfx942", "-S", "-o", "gfx.s", str(src)], cwd=Path(tmp))
         res.hip = gfx.returncode == 0
         if not res.hip:
-            res.errors.append(f"HIP device compile failed: {tail(gfx)}")
+            res.errors.append(f"HIP device compile failed: {programs.failure_line(gfx.stderr, gfx.stdout)}")
             return res
         if res.major is not None and res.major >= 22:
             spv = _run([*base, "--offload-arch=amdgcnspirv", "-use-spirv-backend", "-c", "-o", "p.spv",
@@ -195,7 +187,7 @@ def probe_uncached(cand: Candidate) -> ProbeResult:
             # Device-only output is an offload bundle wrapping the module.
             res.spirv_in_tree = spv.returncode == 0 and out.is_file() and SPIRV_MAGIC in out.read_bytes()
             if not res.spirv_in_tree:
-                res.errors.append(f"in-tree SPIR-V backend failed: {tail(spv)}")
+                res.errors.append(f"in-tree SPIR-V backend failed: {programs.failure_line(spv.stderr, spv.stdout)}")
         # One policy (toolchain/spirv_path.py): a real compile decides, and a prefix's wrappers
         # apply the decision provisioning recorded, so that one is the prefix's answer.
         recorded = manifest.spirv_path if manifest is not None else None

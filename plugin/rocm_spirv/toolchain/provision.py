@@ -35,13 +35,14 @@ from rocm_spirv.toolchain import (
     cmake_packages,
     devicelibs,
     headers,
+    programs,
     rocm_layout,
     runtime_stub,
     spirv_path,
     triton,
     wrappers,
 )
-from rocm_spirv.toolchain.llvm import Llvm, find_llvm, gfx_targets
+from rocm_spirv.toolchain.llvm import Llvm, distribution_bindirs, find_llvm, gfx_targets
 from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
 MANIFEST = "manifest.json"
@@ -84,11 +85,12 @@ def find_bundler(explicit: Path | None, llvm: Llvm) -> Path | None:
         return llvm.bindir / "clang-offload-bundler"
     env = settings.text(settings.BUNDLER)
     hits = [env] if env else []
-    hits += sorted(glob.glob("/usr/lib/llvm-*/bin/clang-offload-bundler"), reverse=True)
-    hits += [p for p in [shutil.which("clang-offload-bundler")] if p]
     for c in hits:
-        if c and os.access(c, os.X_OK):
+        if os.access(c, os.X_OK):
             return Path(c)
+    found = programs.find(["clang-offload-bundler"], distribution_bindirs())
+    if found is not None:
+        return Path(found)
     raise UserError("clang-offload-bundler not found",
                     "apt-get install clang-tools-22 (or clang-tools-19), or pass --bundler PATH")
 

@@ -13,14 +13,13 @@ compiles that choose no path themselves. cmake/RocmSpirvProbe.cmake follows the 
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from rocm_spirv.offload import IN_TREE_BACKEND, SPIRV_TARGET
+from rocm_spirv.toolchain import programs
 
 SpirvPath = Literal["translator", "in-tree"]
 SPIRV_MAGIC = b"\x03\x02\x23\x07"
@@ -57,25 +56,7 @@ def translator_names(major: int | None) -> list[str]:
 def find_translator(compiler: Path, major: int | None) -> str | None:
     """The llvm-spirv clang would run: by name, versioned first, beside the compiler (as called and
     as resolved), then on PATH."""
-    dirs = [compiler.parent]
-    real = compiler.resolve().parent
-    if real not in dirs:
-        dirs.append(real)
-    for name in translator_names(major):
-        for d in dirs:
-            p = d / name
-            if p.is_file() and os.access(p, os.X_OK):
-                return str(p)
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def tail(proc: subprocess.CompletedProcess[str]) -> str:
-    """The line that says why a run failed: the last one naming an error, else the last line."""
-    lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if "error" in ln.lower()]
-    return (lines or (proc.stderr + proc.stdout).splitlines() or ["no output"])[-1].strip()
+    return programs.find(translator_names(major), programs.compiler_dirs(compiler))
 
 
 def _emits_spirv(argv: list[str], flags: tuple[str, ...], tmp: Path, timeout: float) -> tuple[bool, str]:
@@ -91,7 +72,7 @@ def _emits_spirv(argv: list[str], flags: tuple[str, ...], tmp: Path, timeout: fl
         return False, str(err)
     # Device-only output is an offload bundle wrapping the module.
     ok = proc.returncode == 0 and out.is_file() and SPIRV_MAGIC in out.read_bytes()
-    return ok, "" if ok else tail(proc)
+    return ok, "" if ok else programs.failure_line(proc.stderr, proc.stdout)
 
 
 def decide(argv: list[str], compiler: Path, major: int | None, tmp: Path, timeout: float = 120,

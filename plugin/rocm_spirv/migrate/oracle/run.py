@@ -13,7 +13,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -31,6 +30,7 @@ from rocm_spirv.migrate.oracle.trace import records
 from rocm_spirv.migrate.registry import RULES
 from rocm_spirv.migrate.source_rules import strip
 from rocm_spirv.offload import DEVICE_DEBUG_ENV, SPIRV_TARGET, spirv_device_flags
+from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.probe import ProbeResult
 
 CONFIGURE_TIMEOUT = 900.0
@@ -41,12 +41,6 @@ DROP = frozenset({"-c", "-MD", "-MMD", "-Werror", "--offload-compress", "-fcolor
 DROP_PREFIX = ("--offload-arch=", "--cuda-gpu-arch=", "-save-temps", "-fdiagnostics-color", "-Werror=",
                "--offload-compress")
 DEFINE = re.compile(r"^-D([A-Za-z_]\w*)(?:=(.*))?$")
-
-
-def tool(name: str) -> str:
-    """The cmake/ninja of this Python environment (pip's) before any on PATH."""
-    beside = Path(sys.executable).parent / name
-    return str(beside) if beside.is_file() else (shutil.which(name) or name)
 
 
 @dataclass
@@ -261,8 +255,8 @@ class Oracle:
         return out
 
     def _configure_cmd(self, build: Path, tc: Path, trace: Path) -> list[str]:
-        return [tool("cmake"), "-S", self.rootstr, "-B", str(build), "-G", "Ninja",
-                f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}", f"-DCMAKE_TOOLCHAIN_FILE={tc}",
+        return [programs.command("cmake"), "-S", self.rootstr, "-B", str(build), "-G", "Ninja",
+                f"-DCMAKE_MAKE_PROGRAM={programs.command('ninja')}", f"-DCMAKE_TOOLCHAIN_FILE={tc}",
                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DCMAKE_HIP_PLATFORM=amd", *self.cmake_args,
                 "--trace-expand", "--trace-format=json-v1", f"--trace-redirect={trace}"]
 
@@ -452,9 +446,10 @@ class Oracle:
         return builtin
 
     def _llvm_dis(self) -> str:
-        beside = Path(self.compiler.path).parent / "llvm-dis"
-        return str(beside) if beside.is_file() else (shutil.which("llvm-dis-22") or shutil.which("llvm-dis")
-                                                    or "llvm-dis")
+        """The compiler's release of llvm-dis (its bitcode is read): found as clang finds its tools."""
+        major = self.compiler.major
+        names = [*([f"llvm-dis-{major}"] if major is not None else []), "llvm-dis"]
+        return programs.find(names, programs.compiler_dirs(Path(self.compiler.path))) or "llvm-dis"
 
 
 def scratch_dirs() -> Iterator[Path]:
