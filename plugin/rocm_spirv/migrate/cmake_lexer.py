@@ -95,31 +95,35 @@ def tokenize(src: str) -> list[Token]:
     line_start = 0
     depth = 0
     n = len(src)
+    kinds, new = _KINDS, tuple.__new__  # a Token without NamedTuple's Python-level __new__
+    space, newline, lparen, rparen = Kind.SPACE, Kind.NEWLINE, Kind.LPAREN, Kind.RPAREN
     while pos < n:
         m = inner(src, pos) if depth else top(src, pos)
         if m is None:
             raise _error(src, pos, line, depth, None)
         group = m.lastgroup or ""
-        kind = _KINDS[group]
-        end = m.end()
+        kind = kinds[group]
+        start, end = pos, m.end()
         text = m.group()
-        if kind is Kind.LPAREN:
+        append(new(Token, (kind, text, start, end, line, start - line_start + 1)))
+        pos = end
+        if kind is space:
+            continue
+        if kind is newline:
+            line += 1
+            line_start = end
+        elif kind is lparen:
             depth += 1
-        elif kind is Kind.RPAREN:
+        elif kind is rparen:
             if depth == 0:
                 raise CMakeSyntaxError("unbalanced ')'", line)
             depth -= 1
-        elif (kind is Kind.LINE_COMMENT and src.startswith("#[", pos) and _BRACKET_OPEN.match(src, pos + 1)) or (
-                kind is Kind.UNQUOTED and text[0] == "[" and _BRACKET_OPEN.match(src, pos)):
-            raise _error(src, pos, line, depth, kind)
-        append(Token(kind, text, pos, end, line, pos - line_start + 1))
-        if kind is Kind.NEWLINE:
-            line += 1
-            line_start = end
+        elif (kind is Kind.LINE_COMMENT and text.startswith("#[") and _BRACKET_OPEN.match(src, start + 1)) or (
+                kind is Kind.UNQUOTED and text[0] == "[" and _BRACKET_OPEN.match(src, start)):
+            raise _error(src, start, line, depth, kind)
         elif group in _MULTILINE and "\n" in text:
             line += text.count("\n")
-            line_start = pos + text.rfind("\n") + 1
-        pos = end
+            line_start = start + text.rfind("\n") + 1
     if depth:
         raise CMakeSyntaxError("unterminated command (missing ')')", line)
     return tokens
@@ -208,41 +212,51 @@ def parse(src: str) -> list[Command]:
 
 def _parse(src: str, tokens: list[Token]) -> list[Command]:
     commands: list[Command] = []
+    new = tuple.__new__  # Arg and Command without NamedTuple's Python-level __new__
+    ident, space, lparen, rparen = Kind.IDENT, Kind.SPACE, Kind.LPAREN, Kind.RPAREN
+    unquoted, quoted, bracket = Kind.UNQUOTED, Kind.QUOTED, Kind.BRACKET
     i = 0
     n = len(tokens)
     while i < n:
         tok = tokens[i]
-        if tok.kind is not Kind.IDENT:
+        if tok.kind is not ident:
             i += 1
             continue
         j = i + 1
-        while j < n and tokens[j].kind is Kind.SPACE:
+        while j < n and tokens[j].kind is space:
             j += 1
-        if j >= n or tokens[j].kind is not Kind.LPAREN:
+        if j >= n or tokens[j].kind is not lparen:
             raise CMakeSyntaxError(f"expected '(' after {tok.text}", tok.line)
         depth = 0
         args: list[Arg] = []
+        values: list[str] = []
         k = j
         while k < n:
             t = tokens[k]
-            if t.kind is Kind.LPAREN:
+            kind = t.kind
+            if kind is unquoted and "\\" not in t.text:  # the usual argument: its text is its value
+                args.append(new(Arg, ("unquoted", t.text, t.text, t.start, t.end, t.line)))
+                values.append(t.text)
+            elif kind is lparen:
                 depth += 1
                 if depth > 1:
-                    args.append(Arg("paren", "(", "(", t.start, t.end, t.line))
-            elif t.kind is Kind.RPAREN:
+                    args.append(new(Arg, ("paren", "(", "(", t.start, t.end, t.line)))
+            elif kind is rparen:
                 depth -= 1
                 if depth == 0:
                     break
-                args.append(Arg("paren", ")", ")", t.start, t.end, t.line))
-            elif t.kind in (Kind.QUOTED, Kind.BRACKET, Kind.UNQUOTED):
-                args.append(_arg(t))
+                args.append(new(Arg, ("paren", ")", ")", t.start, t.end, t.line)))
+            elif kind is quoted or kind is bracket or kind is unquoted:
+                arg = _arg(t)
+                args.append(arg)
+                values.append(arg.value)
             k += 1
         close = tokens[k]
         line_begin = src.rfind("\n", 0, tok.start) + 1
         prefix = src[line_begin : tok.start]
         indent = prefix if prefix.strip(" \t") == "" else ""
-        commands.append(Command(tok.text.lower(), tuple(args), tok.start, close.end, tok.line, close.line, indent,
-                                tuple(a.value for a in args if a.kind != "paren")))
+        commands.append(new(Command, (tok.text.lower(), tuple(args), tok.start, close.end, tok.line, close.line,
+                                      indent, tuple(values))))
         i = k + 1
     return commands
 
