@@ -443,3 +443,26 @@ def test_deep_nesting_is_refused_per_file_in_one_line(tmp_path: Path) -> None:
     assert "CMakeLists.txt: error: blocks nested more than 1000 deep; skipped" in done.stdout, done.stdout
     assert "k.hip: error: #if nested more than 1000 deep; skipped" in done.stdout
     assert "ok.hip:901:" in done.stdout, "900 levels are still analyzed"
+
+
+def test_the_top_level_file_is_analyzed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file needs the top-level CMakeLists.txt's policy and scope first; the walk reuses that analysis
+    (a second one doubled the time of a 4 MiB CMakeLists.txt: benchmarks/results/migrate_large_file.md)."""
+    from rocm_spirv.migrate import cmake_rules
+    from rocm_spirv.migrate.scan import scan
+
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p)\n"
+                                             "set(GPU_TARGETS gfx90a)\nadd_subdirectory(sub)\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "CMakeLists.txt").write_text("set(GPU_TARGETS gfx942)\n")
+    seen: list[str] = []
+    real = cmake_rules.analyze
+
+    def spy(path: str, src: str, ctx: cmake_rules.Context | None = None) -> tuple[object, cmake_rules.CMakeFacts]:
+        seen.append(path)
+        return real(path, src, ctx)
+
+    monkeypatch.setattr(cmake_rules, "analyze", spy)
+    result = scan(tmp_path).result
+    assert sorted(seen) == ["CMakeLists.txt", "sub/CMakeLists.txt"], seen
+    assert {f.path for f in result.files if f.findings} == {"CMakeLists.txt", "sub/CMakeLists.txt"}
