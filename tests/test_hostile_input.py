@@ -368,6 +368,38 @@ def test_validate_runs_spirv_val_once_per_distinct_module(art: dict[str, Path], 
     assert len(doc["validation"]["failures"]) == 1_000
 
 
+def test_validate_refuses_more_distinct_modules_than_its_limit(art: dict[str, Path], tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """One spirv-val process per distinct module: 20,000 distinct modules took 32 s. Over --max-validate, the
+    run is refused in one line naming the flag before any spirv-val runs."""
+    from rocm_spirv.inspect import validate as val
+    tool = val.spirv_val()
+    if tool is None:
+        pytest.skip("spirv-val was not found (pip install the dev extra, or apt-get install spirv-tools)")
+    good = spirv_module(art)
+    modules = []
+    for generator in range(3):  # the header's generator word: three distinct, valid modules
+        module = bytearray(good)
+        struct.pack_into("<I", module, 8, generator)
+        modules.append(bytes(module))
+    fb = tmp_path / "three.fb"
+    fb.write_bytes(plain_bundle([("hip-spirv64-amd-amdhsa--amdgcnspirv", m) for m in modules * 50]))
+    runs: list[int] = []
+    real = val.validate_payload
+
+    def counted(t: str, payload: bytes, timeout: float = 60.0) -> object:
+        runs.append(len(payload))
+        return real(t, payload, timeout)
+
+    monkeypatch.setattr(val, "validate_payload", counted)
+    code, _, err = cli(capsys, "inspect", "--validate", "--max-validate", "2", str(fb))
+    assert code == 2 and err.count("\n") == 1 and "--max-validate N" in err and "3 or more" in err, err
+    assert runs == []
+    code, _, err = cli(capsys, "inspect", "--validate", "--max-validate", "3", str(fb))
+    assert code == 0 and len(runs) == 3, (err, runs)
+
+
 # --- 5. compare: files in a build tree that are not binaries --------------------------------------
 
 def test_compare_skips_scripts_and_thin_archives(art: dict[str, Path], tmp_path: Path) -> None:
