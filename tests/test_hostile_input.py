@@ -456,9 +456,13 @@ def test_a_signal_in_the_first_second_is_one_line(tmp_path: Path, sig: int, code
         assert proc.stdout is not None and proc.stdout.read(1) == b"r"
         time.sleep(delay)
         proc.send_signal(signal.Signals(sig))
-        _, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
         if proc.returncode == 0:
             continue  # finished before the signal came
+        if proc.returncode == -sig and b" scanned" in out and not err:
+            # The report was printed and main() had returned: the signal came while the interpreter was
+            # exiting, after it gave the default handler back (a small project now scans in ~0.2 s).
+            continue
         assert proc.returncode == code and b"Traceback" not in err, (delay, proc.returncode, err)
         assert err.count(b"\n") == 1, err
 
