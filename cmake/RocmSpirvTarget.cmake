@@ -195,13 +195,28 @@ function(_rocm_spirv_find_hip_language t out_hip out_gpu out_archs)
   get_target_property(hip_archs "${t}" HIP_ARCHITECTURES)
   if(hip AND NOT hip_archs STREQUAL "FALSE" AND NOT hip_archs STREQUAL "OFF")
     set(gpu TRUE)
-    if(hip_archs)
+    # The list CMake detected for the compiler (clang's default gfx906, or this
+    # machine's GPU) is no list of the project's: the target names none itself.
+    _rocm_spirv_detected_hip_archs(detected)
+    if(hip_archs AND NOT hip_archs STREQUAL detected)
       set(archs ${hip_archs})
     endif()
   endif()
   set(${out_hip} ${hip} PARENT_SCOPE)
   set(${out_gpu} ${gpu} PARENT_SCOPE)
   set(${out_archs} "${archs}" PARENT_SCOPE)
+endfunction()
+
+# CMAKE_HIP_ARCHITECTURES as CMake's compiler detection cached it (its own help
+# string; a -D, a project's set(... CACHE) or a plain variable leave another),
+# else empty.
+function(_rocm_spirv_detected_hip_archs out)
+  set(detected "")
+  get_property(help CACHE CMAKE_HIP_ARCHITECTURES PROPERTY HELPSTRING)
+  if(help STREQUAL "HIP architectures" AND "${CMAKE_HIP_ARCHITECTURES}" STREQUAL "$CACHE{CMAKE_HIP_ARCHITECTURES}")
+    set(detected "$CACHE{CMAKE_HIP_ARCHITECTURES}")
+  endif()
+  set(${out} "${detected}" PARENT_SCOPE)
 endfunction()
 
 # Step: raw arch flags in the target's own (and interface) options.
@@ -314,8 +329,13 @@ function(_rocm_spirv_choose_offload t mode archs_override out)
   endif()
   _rocm_spirv_offload_list(offload "${mode}" ${native})
   if(NOT offload)
+    _rocm_spirv_detected_hip_archs(detected)
+    set(why "")
+    if(detected)
+      set(why " (the ${detected} CMake detected for the compiler is no choice of the project's)")
+    endif()
     message(FATAL_ERROR
-      "RocmSpirv: ${mode} mode for target ${t} needs native targets and none were given or found in it. "
+      "RocmSpirv: ${mode} mode for target ${t} needs native targets and none were given or found in it${why}. "
       "Remedy: -DROCM_SPIRV_NATIVE_ARCHS=gfx942;gfx1100 (or ARCHS on rocm_spirv_target).")
   endif()
   set(${out} "${offload}" PARENT_SCOPE)

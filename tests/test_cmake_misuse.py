@@ -153,3 +153,29 @@ def test_a_hip_platform_the_toolchain_file_replaces_is_said_once(toolchain: Path
     assert "platform=amd" in said
     quiet = configure(src, tmp_path / "b2", tc)
     assert "turned into amd" not in quiet.stdout + quiet.stderr
+
+
+def test_the_hip_architectures_cmake_detected_are_no_native_list(toolchain: Path, tmp_path: Path) -> None:
+    """A project that names no GPU: CMake caches the compiler's default (gfx906) as
+    CMAKE_HIP_ARCHITECTURES. native/hybrid with ROCM_SPIRV_NATIVE_ARCHS empty must not build for it."""
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(SAMPLES / "cmake" / "common" / "saxpy.hip", src)
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+        "add_library(gpu SHARED saxpy.hip)\ntarget_compile_options(gpu PRIVATE -nogpuinc -nogpulib)\n"
+        "find_package(RocmSpirv REQUIRED)\nrocm_spirv_target(gpu)\n")
+    build = tmp_path / "b"
+    for mode in ("native", "hybrid"):
+        proc = configure(src, build, toolchain, f"ROCM_SPIRV_OFFLOAD={mode}", "ROCM_SPIRV_NATIVE_ARCHS=", check=False)
+        out = " ".join((proc.stdout + proc.stderr).split())
+        assert proc.returncode != 0 and "CMake Error" in out, out
+        assert f"{mode} mode for target gpu needs native targets" in out and "gfx906 CMake detected" in out, out
+        assert "Remedy: -DROCM_SPIRV_NATIVE_ARCHS=" in out, out
+    configure(src, build, toolchain, "ROCM_SPIRV_OFFLOAD=spirv")
+    ninja = (build / "build.ninja").read_text()
+    assert "--offload-arch=amdgcnspirv" in ninja and "gfx906" not in ninja
+    # Asked for by name, the same list is the project's.
+    chosen = tmp_path / "b2"
+    configure(src, chosen, toolchain, "ROCM_SPIRV_OFFLOAD=native", "CMAKE_HIP_ARCHITECTURES=gfx906")
+    assert "--offload-arch=gfx906" in (chosen / "build.ninja").read_text()

@@ -452,6 +452,33 @@ def test_diff_is_exactly_what_apply_writes_and_applies_with_patch_and_git(tmp_pa
     assert not [p for p in root.rglob(".*") if p.is_file()], "no temp, staged or journal file left"
 
 
+def test_the_diff_of_a_large_file_matches_lines_near_each_change(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 4 MiB CMakeLists.txt of repeated lines with 719 edits took 83 s to --diff: difflib matched the whole
+    files. Each change is matched within a window of lines around it, and the patch still applies."""
+    import difflib
+
+    from rocm_spirv.migrate.apply import unified_diff
+
+    seen: list[int] = []
+    real = difflib.SequenceMatcher.set_seqs
+
+    def spy(self: difflib.SequenceMatcher[bytes], a: list[bytes], b: list[bytes]) -> None:
+        seen.append(max(len(a), len(b)))
+        real(self, a, b)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seqs", spy)
+    old = b"".join(b"endif()\nadd_library(k STATIC k.cpp)\n" if i % 50 else b"set(GPU_TARGETS gfx90a)\n"
+                   for i in range(20_000))
+    new = old.replace(b"set(GPU_TARGETS gfx90a)\n", b"if(X)\nset(GPU_TARGETS amdgcnspirv)\nendif()\n")
+    diff = unified_diff({"CMakeLists.txt": (old, new)})
+    assert diff.count(b"\n@@ ") + diff.startswith(b"@@ ") == 400
+    assert seen and max(seen) < 1_000, "no matching over the whole file (40,000 lines)"
+    (tmp_path / "CMakeLists.txt").write_bytes(old)
+    subprocess.run(["patch", "-s", "-p1"], input=diff, cwd=tmp_path, check=True)
+    assert (tmp_path / "CMakeLists.txt").read_bytes() == new
+
+
 def test_apply_edits_a_symlinks_target_and_refuses_hard_links_and_read_only(tmp_path: Path) -> None:
     root = migrate_project(tmp_path / "p")
     shared = root / "common" / "shared.txt"  # inside the scanned tree: links outside are refused

@@ -163,7 +163,7 @@ def _main(argv: Sequence[str] | None) -> int:
         # Under a memory limit (ulimit -v in a CI job) a budget larger than the limit ends here.
         print("rocm-spirv: error: out of memory (the input is larger than this process may allocate); raise "
               "the memory limit, or lower the command's limits (inspect --max-decompressed, --max-entries, "
-              "--max-symbols, --max-strings)",
+              "--max-symbols, --max-strings, --max-validate)",
               file=sys.stderr)
         return 2
     return code

@@ -24,7 +24,7 @@ from rocm_spirv.inspect.render import Detail, print_human, write_json
 from rocm_spirv.inspect.report import InputReport
 from rocm_spirv.inspect.require import check, parse_requirement
 from rocm_spirv.inspect.scan import Sink, inspect_path
-from rocm_spirv.inspect.validate import rejected, spirv_val, validate
+from rocm_spirv.inspect.validate import distinct_modules, rejected, spirv_val, validate
 from rocm_spirv.toolchain.spirv_val import REMEDY as SPIRV_VAL_REMEDY
 
 
@@ -48,7 +48,9 @@ def register(sub: Any) -> None:
     for flag, dest, what in (("--max-entries", "max_entries", "bundle entries, archive and wheel members, offload "
                               "images per container"),
                              ("--max-symbols", "max_symbols", "kernel symbols per code object"),
-                             ("--max-strings", "max_string_bytes", "bytes of ids, names and strings per container")):
+                             ("--max-strings", "max_string_bytes", "bytes of ids, names and strings per container"),
+                             ("--max-validate", "max_validate", "distinct SPIR-V modules --validate runs spirv-val "
+                              "on, all inputs together")):
         p.add_argument(flag, dest=dest, type=_size if dest == "max_string_bytes" else _count,
                        default=getattr(DEFAULT_LIMITS, dest), metavar="N",
                        help=f"{what} (default {getattr(DEFAULT_LIMITS, dest):,})")
@@ -104,9 +106,15 @@ def _run(args: argparse.Namespace) -> int:
         # A gate that cannot run must not pass: exit 2 rather than report every module "not run" and 0.
         raise UserError("--validate needs spirv-val, which was not found (PyPI, the prefix, PATH)",
                         f"{SPIRV_VAL_REMEDY}, or drop --validate")
-    inputs = load(args.paths, sink, Limits(max_decompressed=args.max_decompressed, max_entries=args.max_entries,
-                                           max_symbols=args.max_symbols, max_string_bytes=args.max_string_bytes))
+    limits = Limits(max_decompressed=args.max_decompressed, max_entries=args.max_entries,
+                    max_symbols=args.max_symbols, max_string_bytes=args.max_string_bytes,
+                    max_validate=args.max_validate)
+    inputs = load(args.paths, sink, limits)
     if sink is not None and tool is not None:
+        # One spirv-val process per distinct module: refused before the first runs, as the other limits are.
+        modules = distinct_modules([f for i in inputs for f in i.files], sink)
+        if modules > limits.max_validate:
+            raise UserError(str(limits.refuse("--validate: distinct SPIR-V modules", modules, "max_validate")))
         inputs = [InputReport(i.path, i.format, tuple(validate(list(i.files), sink, tool))) for i in inputs]
     files = [f for i in inputs for f in i.files]
     failures = check(req, files) if req is not None else []

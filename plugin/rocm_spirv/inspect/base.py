@@ -79,6 +79,9 @@ class Limits:
     # long-name table): 20,000 bundle ids of 4 KB each were 161 MB of output
     # (--max-strings).
     max_string_bytes: int = 16 << 20
+    # Distinct SPIR-V modules --validate hands spirv-val in one run, all inputs together: spirv-val reads
+    # one module per process (~2 ms each), and 20,000 distinct tiny modules took 32 s (--max-validate).
+    max_validate: int = 10_000
 
     def refuse(self, what: str, count: int, limit: str) -> LimitExceeded:
         """The one-line refusal naming the limit and the flag that raises it."""
@@ -95,7 +98,7 @@ class Limits:
 
 
 LIMIT_FLAGS = {"max_entries": ("--max-entries", "entries"), "max_symbols": ("--max-symbols", "symbols"),
-               "max_string_bytes": ("--max-strings", "bytes")}
+               "max_string_bytes": ("--max-strings", "bytes"), "max_validate": ("--max-validate", "modules")}
 
 
 class LimitExceeded(FormatError):

@@ -31,6 +31,12 @@ def validate_payload(tool: str, payload: bytes, timeout: float = 60.0) -> Valida
     return Validation(run.returncode == 0, text[0] if text else ("valid" if run.returncode == 0 else "invalid"))
 
 
+def distinct_modules(files: list[FileReport], payloads: dict[tuple[str, int], bytes]) -> int:
+    """How many spirv-val runs validate() makes for files: one per distinct SPIR-V module."""
+    return len({hashlib.sha256(payloads.get((f.path, i), b"")).digest()
+                for f in files for i, e in enumerate(f.entries) if e.kind == SPIRV})
+
+
 def validate(files: list[FileReport], payloads: dict[tuple[str, int], bytes], tool: str) -> list[FileReport]:
     """Attach a Validation to each SPIR-V entry; payloads maps (path, entry index) to the module bytes.
 

@@ -9,9 +9,11 @@ start/end offsets and line/column, so callers can edit the source without reform
 
 from __future__ import annotations
 
+import gc
 import re
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from rocm_spirv.errors import RocmSpirvError
 
@@ -29,8 +31,7 @@ class Kind(Enum):
     BRACKET = "bracket"
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):  # a tuple: a 4 MiB file has ~10^6 tokens, and a frozen dataclass is 3x slower to make
     kind: Kind
     text: str
     start: int
@@ -48,99 +49,81 @@ class CMakeSyntaxError(RocmSpirvError, ValueError):
 # As CMake's lexer (Source/LexerParser/cmListFileLexer.in.l): only \n ends a line (a CRLF is read as
 # LF); a lone \r is blank space between arguments and an ordinary character inside a comment, so
 # `# note\radd_library(k)` is one comment line to CMake, and must be to every rule that edits it.
-_SPACE = re.compile(r"(?:[ \t]|\r(?!\n))+")
-_NEWLINE = re.compile(r"\r?\n")
+_SPACE = r"(?:[ \t]|\r(?!\n))+"
 _BRACKET_OPEN = re.compile(r"\[(=*)\[")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_LINE_COMMENT = re.compile(r"#(?:[^\r\n]|\r(?!\n))*")
+_LINE_COMMENT = r"#(?:[^\r\n]|\r(?!\n))*"
 _UNQ_CHAR = r'(?:[^ \t\r\n()#"\\]|\\[\s\S])'
 _MAKEVAR = r"\$\([A-Za-z0-9_]*\)"
 _LEGACY = rf'(?:{_MAKEVAR}|{_UNQ_CHAR}|"(?:{_MAKEVAR}|{_UNQ_CHAR}|[ \t\[=])*")'
-_UNQUOTED = re.compile(rf"(?:{_MAKEVAR}|{_UNQ_CHAR})(?:{_LEGACY})*")
+_UNQUOTED = rf"(?:{_MAKEVAR}|{_UNQ_CHAR})(?:{_LEGACY})*"
+_COMMON = (rf"(?P<space>{_SPACE})|(?P<newline>\r?\n)|(?P<bracket_comment>#\[(?P<ceq>=*)\[[\s\S]*?\](?P=ceq)\])"
+           rf"|(?P<line_comment>{_LINE_COMMENT})|(?P<lparen>\()|(?P<rparen>\))")
+# One pattern per state: outside a command's parentheses a name, inside them an argument (the first
+# alternative that matches wins, as in CMake's lexer).
+_TOP = re.compile(rf"{_COMMON}|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)")
+_INNER = re.compile(rf'{_COMMON}|(?P<quoted>"(?:[^"\\]|\\[\s\S])*")'
+                    rf"|(?P<bracket>\[(?P<beq>=*)\[[\s\S]*?\](?P=beq)\])|(?P<unquoted>{_UNQUOTED})")
+_KINDS = {k.value: k for k in Kind}
+_MULTILINE = frozenset({"bracket_comment", "quoted", "bracket", "unquoted"})  # names: an Enum hashes in Python
 
 
-def _bracket_end(src: str, pos: int, equals: str, line: int, what: str) -> int:
-    close = f"]{equals}]"
-    idx = src.find(close, pos)
-    if idx < 0:
-        raise CMakeSyntaxError(f"unterminated {what} (missing {close})", line)
-    return idx + len(close)
-
-
-def _quoted_end(src: str, pos: int, line: int) -> int:
-    """pos is just after the opening quote; returns the offset after the closing quote."""
-    i = pos
-    n = len(src)
-    while i < n:
-        c = src[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == '"':
-            return i + 1
-        i += 1
-    raise CMakeSyntaxError("unterminated quoted argument", line)
+def _error(src: str, pos: int, line: int, depth: int, kind: Kind | None) -> CMakeSyntaxError:
+    """Why no token, or only a shorter one, matched at pos."""
+    c = src[pos]
+    if kind is Kind.LINE_COMMENT:  # `#[[` without its `]]`
+        b = _BRACKET_OPEN.match(src, pos + 1)
+        assert b is not None
+        return CMakeSyntaxError(f"unterminated bracket comment (missing ]{b.group(1)}])", line)
+    if kind is Kind.UNQUOTED:  # `[[` without its `]]`
+        b = _BRACKET_OPEN.match(src, pos)
+        assert b is not None
+        return CMakeSyntaxError(f"unterminated bracket argument (missing ]{b.group(1)}])", line)
+    if depth == 0:
+        return CMakeSyntaxError(f"expected a command name, found {c!r}", line)
+    if c == '"':
+        return CMakeSyntaxError("unterminated quoted argument", line)
+    return CMakeSyntaxError("invalid escape at end of input", line)  # a lone backslash at the end of the file
 
 
 def tokenize(src: str) -> list[Token]:
     """Split CMake source into tokens covering every character exactly once."""
     tokens: list[Token] = []
+    append = tokens.append
+    top, inner = _TOP.match, _INNER.match
     pos = 0
     line = 1
     line_start = 0
     depth = 0
     n = len(src)
+    kinds, new = _KINDS, tuple.__new__  # a Token without NamedTuple's Python-level __new__
+    space, newline, lparen, rparen = Kind.SPACE, Kind.NEWLINE, Kind.LPAREN, Kind.RPAREN
     while pos < n:
-        c = src[pos]
-        kind: Kind
-        end: int
-        if c in " \t" or (c == "\r" and src[pos + 1 : pos + 2] != "\n"):
-            m = _SPACE.match(src, pos)
-            assert m is not None
-            kind, end = Kind.SPACE, m.end()
-        elif c in "\r\n":
-            m = _NEWLINE.match(src, pos)
-            assert m is not None
-            kind, end = Kind.NEWLINE, m.end()
-        elif c == "#":
-            b = _BRACKET_OPEN.match(src, pos + 1)
-            if b is not None:
-                kind, end = Kind.BRACKET_COMMENT, _bracket_end(src, b.end(), b.group(1), line, "bracket comment")
-            else:
-                m = _LINE_COMMENT.match(src, pos)
-                assert m is not None
-                kind, end = Kind.LINE_COMMENT, m.end()
-        elif c == "(":
-            kind, end = Kind.LPAREN, pos + 1
+        m = inner(src, pos) if depth else top(src, pos)
+        if m is None:
+            raise _error(src, pos, line, depth, None)
+        group = m.lastgroup or ""
+        kind = kinds[group]
+        start, end = pos, m.end()
+        text = m.group()
+        append(new(Token, (kind, text, start, end, line, start - line_start + 1)))
+        pos = end
+        if kind is space:
+            continue
+        if kind is newline:
+            line += 1
+            line_start = end
+        elif kind is lparen:
             depth += 1
-        elif c == ")":
+        elif kind is rparen:
             if depth == 0:
                 raise CMakeSyntaxError("unbalanced ')'", line)
-            kind, end = Kind.RPAREN, pos + 1
             depth -= 1
-        elif depth == 0:
-            m = _IDENT.match(src, pos)
-            if m is None:
-                raise CMakeSyntaxError(f"expected a command name, found {c!r}", line)
-            kind, end = Kind.IDENT, m.end()
-        elif c == '"':
-            kind, end = Kind.QUOTED, _quoted_end(src, pos + 1, line)
-        else:
-            b = _BRACKET_OPEN.match(src, pos) if c == "[" else None
-            if b is not None:
-                kind, end = Kind.BRACKET, _bracket_end(src, b.end(), b.group(1), line, "bracket argument")
-            else:
-                m = _UNQUOTED.match(src, pos)
-                if m is None:  # a lone backslash at the end of the file
-                    raise CMakeSyntaxError("invalid escape at end of input", line)
-                kind, end = Kind.UNQUOTED, m.end()
-        text = src[pos:end]
-        tokens.append(Token(kind, text, pos, end, line, pos - line_start + 1))
-        newlines = text.count("\n")
-        if newlines:
-            line += newlines
-            line_start = pos + text.rfind("\n") + 1
-        pos = end
+        elif (kind is Kind.LINE_COMMENT and text.startswith("#[") and _BRACKET_OPEN.match(src, start + 1)) or (
+                kind is Kind.UNQUOTED and text[0] == "[" and _BRACKET_OPEN.match(src, start)):
+            raise _error(src, start, line, depth, kind)
+        elif group in _MULTILINE and "\n" in text:
+            line += text.count("\n")
+            line_start = start + text.rfind("\n") + 1
     if depth:
         raise CMakeSyntaxError("unterminated command (missing ')')", line)
     return tokens
@@ -175,8 +158,7 @@ def unescape(raw: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True, slots=True)
-class Arg:
+class Arg(NamedTuple):
     """One argument: kind is quoted, unquoted, bracket or paren; value is its evaluated text."""
 
     kind: str
@@ -187,8 +169,7 @@ class Arg:
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(NamedTuple):
     name: str  # lower case; CMake command names are case-insensitive
     args: tuple[Arg, ...]
     start: int  # offset of the command name
@@ -196,9 +177,10 @@ class Command:
     line: int
     end_line: int
     indent: str  # whitespace before the name on its line ("" if not first on the line)
+    evaluated: tuple[str, ...] = ()  # the values of args that are not parentheses, as values() gives them
 
     def values(self) -> list[str]:
-        return [a.value for a in self.args if a.kind != "paren"]
+        return list(self.evaluated)
 
 
 def _arg(tok: Token) -> Arg:
@@ -211,48 +193,70 @@ def _arg(tok: Token) -> Arg:
         value = body[1:] if body.startswith("\n") else body[2:] if body.startswith("\r\n") else body
     else:
         value = unescape(tok.text)
-    kind = {Kind.QUOTED: "quoted", Kind.BRACKET: "bracket"}.get(tok.kind, "unquoted")
+    kind = "quoted" if tok.kind is Kind.QUOTED else "bracket" if tok.kind is Kind.BRACKET else "unquoted"
     return Arg(kind, tok.text, value, tok.start, tok.end, tok.line)
 
 
 def parse(src: str) -> list[Command]:
     """Commands in source order. Raises CMakeSyntaxError on malformed input."""
-    tokens = tokenize(src)
+    # Tokens, arguments and commands are tuples that hold no cycle: the cyclic collector, run every
+    # few hundred of them, would only walk them (a third of the time of a 4 MiB file).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(src, tokenize(src))
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse(src: str, tokens: list[Token]) -> list[Command]:
     commands: list[Command] = []
+    new = tuple.__new__  # Arg and Command without NamedTuple's Python-level __new__
+    ident, space, lparen, rparen = Kind.IDENT, Kind.SPACE, Kind.LPAREN, Kind.RPAREN
+    unquoted, quoted, bracket = Kind.UNQUOTED, Kind.QUOTED, Kind.BRACKET
     i = 0
     n = len(tokens)
     while i < n:
         tok = tokens[i]
-        if tok.kind is not Kind.IDENT:
+        if tok.kind is not ident:
             i += 1
             continue
         j = i + 1
-        while j < n and tokens[j].kind is Kind.SPACE:
+        while j < n and tokens[j].kind is space:
             j += 1
-        if j >= n or tokens[j].kind is not Kind.LPAREN:
+        if j >= n or tokens[j].kind is not lparen:
             raise CMakeSyntaxError(f"expected '(' after {tok.text}", tok.line)
         depth = 0
         args: list[Arg] = []
+        values: list[str] = []
         k = j
         while k < n:
             t = tokens[k]
-            if t.kind is Kind.LPAREN:
+            kind = t.kind
+            if kind is unquoted and "\\" not in t.text:  # the usual argument: its text is its value
+                args.append(new(Arg, ("unquoted", t.text, t.text, t.start, t.end, t.line)))
+                values.append(t.text)
+            elif kind is lparen:
                 depth += 1
                 if depth > 1:
-                    args.append(Arg("paren", "(", "(", t.start, t.end, t.line))
-            elif t.kind is Kind.RPAREN:
+                    args.append(new(Arg, ("paren", "(", "(", t.start, t.end, t.line)))
+            elif kind is rparen:
                 depth -= 1
                 if depth == 0:
                     break
-                args.append(Arg("paren", ")", ")", t.start, t.end, t.line))
-            elif t.kind in (Kind.QUOTED, Kind.BRACKET, Kind.UNQUOTED):
-                args.append(_arg(t))
+                args.append(new(Arg, ("paren", ")", ")", t.start, t.end, t.line)))
+            elif kind is quoted or kind is bracket or kind is unquoted:
+                arg = _arg(t)
+                args.append(arg)
+                values.append(arg.value)
             k += 1
         close = tokens[k]
         line_begin = src.rfind("\n", 0, tok.start) + 1
         prefix = src[line_begin : tok.start]
         indent = prefix if prefix.strip(" \t") == "" else ""
-        commands.append(Command(tok.text.lower(), tuple(args), tok.start, close.end, tok.line, close.line, indent))
+        commands.append(new(Command, (tok.text.lower(), tuple(args), tok.start, close.end, tok.line, close.line,
+                                      indent, tuple(values))))
         i = k + 1
     return commands
 
@@ -276,6 +280,8 @@ _REF_OPEN = re.compile(r"\$(ENV|CACHE)?\{|\$<")
 def refs(value: str) -> list[Ref]:
     """References in value, outermost first then nested ones, with balanced braces/angles."""
     found: list[Ref] = []
+    if "$" not in value:  # most values: a 4 MiB file asks ~10^6 times
+        return found
     for m in _REF_OPEN.finditer(value):
         is_genex = m.group(0) == "$<"
         open_c, close_c = ("<", ">") if is_genex else ("{", "}")

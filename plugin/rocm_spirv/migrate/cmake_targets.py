@@ -39,6 +39,8 @@ class Variables:
     def expand(self, text: str) -> str:
         """text with each known `${name}` replaced by its value, once: a value is what set() expanded
         when it ran, so a reference it kept (unknown then) is not bound later to another value."""
+        if "${" not in text:
+            return text
         return self._expand(text, 0, len(text), 0)[0]
 
     def _expand(self, text: str, pos: int, stop: int, depth: int) -> tuple[str, int]:

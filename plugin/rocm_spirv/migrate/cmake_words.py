@@ -48,6 +48,8 @@ def arg_names(arg: Arg) -> set[str]:
 
 
 def env_names(cmd: Command) -> set[str]:
+    if not any("$ENV{" in v for v in cmd.evaluated):
+        return set()
     return {r.name for a in cmd.args for r in refs(a.value) if r.kind == "env"}
 
 
@@ -60,7 +62,8 @@ _GENEX_PREFIX = re.compile(r"^(?:\$<(?:\$<[^<>]*>|[^:<>])*:)+")
 
 def compiler_flag(word: str) -> str:
     """A compiler flag as the compiler sees it: `$<$<COMPILE_LANGUAGE:CXX>:SHELL:-mllvm` is `-mllvm`."""
-    word = _GENEX_PREFIX.sub("", word)
+    if word.startswith("$<"):
+        word = _GENEX_PREFIX.sub("", word)
     word = word[len("SHELL:"):] if word.startswith("SHELL:") else word
     return word.rstrip(">") if word.startswith("-") else word
 

@@ -54,6 +54,8 @@ def _c_flags(cmd: Command) -> bool:
 
 
 def flags(file: Analyzer, cmd: Command) -> None:
+    if not any("-" in v for v in cmd.evaluated) and not file.function():
+        return  # every flag this looks for starts with '-' (most commands of a large file pass none)
     if _c_flags(cmd):
         return
     words = _words(file, cmd)
