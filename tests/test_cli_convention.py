@@ -198,10 +198,29 @@ def test_color_follows_the_flag_and_no_color(tmp_path: Path) -> None:
     assert not ansi()  # a pipe: auto means no color
     assert ansi("--color", "always") and not ansi("--color", "never")
     assert ansi("--color", "always", NO_COLOR="1")  # a flag wins over the environment (no-color.org)
-    # -q and --color are accepted by every command, after it, as users type them.
+    # -q, -v and --color are accepted by every command, after it, as users type them.
     for leaf in _all_leaves():
         options = {o for a in leaf._actions for o in a.option_strings}
-        assert {"-q", "--quiet", "--color"} <= options, leaf.prog
+        assert {"-q", "--quiet", "-v", "--verbose", "--color"} <= options, leaf.prog
+
+
+def test_verbose_names_each_command_run_and_leaves_stdout_alone() -> None:
+    # doctor --no-build runs real probes (clang --version, spirv-val --version, a device-only compile).
+    plain, verbose = run_cli("doctor", "--no-build", "--json"), run_cli("doctor", "--no-build", "--json", "-v")
+    assert verbose.returncode == plain.returncode and verbose.stdout == plain.stdout
+    assert plain.stderr == ""
+    ran = re.findall(r"^rocm-spirv: ran in \d+\.\d\d s, exit (\d+): (.+)$", verbose.stderr, re.M)
+    assert ran and len(ran) == len(verbose.stderr.splitlines()), verbose.stderr
+    assert any(line.endswith(" --version") for _, line in ran)
+    # Where nothing external runs, -v changes nothing at all; --verbose is the same switch.
+    collection = str(REPO / "tests" / "data" / "example_collection")
+    default, loud = run_cli("migrate", collection), run_cli("migrate", collection, "--verbose")
+    assert (loud.returncode, loud.stdout, loud.stderr) == (default.returncode, default.stdout, default.stderr)
+    # -q and -v together: one line, exit 2, nothing run.
+    both = run_cli("doctor", "--no-build", "-q", "-v")
+    assert both.returncode == 2 and both.stdout == ""
+    assert both.stderr == ("rocm-spirv: error: doctor: argument -v/--verbose: not allowed with argument -q/--quiet; "
+                           "see `rocm-spirv doctor --help`\n")
 
 
 def _all_leaves() -> list[argparse.ArgumentParser]:

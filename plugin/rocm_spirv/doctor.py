@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rocm_spirv.fsutil import sha256_file
 from rocm_spirv.offload import MODES, SPIRV_TARGET, Mode, device_debug_opted_in, spirv_device_flags
-from rocm_spirv.term import note
+from rocm_spirv.term import note, traced
 from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.buildcheck import SKIP_ENV, explain, rejections
 from rocm_spirv.toolchain.choose import choose
@@ -149,8 +149,10 @@ def build_program(compiler: ProbeResult, mode: Mode, workdir: Path, spirv_val: S
     for step, argv in steps:
         try:
             # The validate step below is doctor's own, for any compiler, with the spirv-val it names.
-            proc = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=300, cwd=workdir,
-                                  env={**os.environ, SKIP_ENV: "0"})
+            with traced(argv, workdir) as trace:
+                proc = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=300, cwd=workdir,
+                                      env={**os.environ, SKIP_ENV: "0"})
+                trace.status = proc.returncode
         except (OSError, subprocess.TimeoutExpired) as err:
             return ModeStatus(mode, False, [], step, str(err), REMEDY["compiler"])
         if proc.returncode != 0:

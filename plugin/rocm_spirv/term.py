@@ -9,8 +9,12 @@ placed in a markup string, a table cell or a title.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Literal
 
 from rich.console import Console
@@ -22,9 +26,10 @@ COLORS: tuple[Color, ...] = ("auto", "always", "never")
 
 @dataclass
 class Output:
-    """How this run talks to people, from -q/--quiet and --color (set once by the CLI)."""
+    """How this run talks to people, from -q/--quiet, -v/--verbose and --color (set once by the CLI)."""
 
     quiet: bool = False   # no progress and no notes on stderr; results and errors still print
+    verbose: bool = False  # also each external command run, with its duration and exit status
     color: Color = "auto"  # auto: on a terminal unless NO_COLOR is set (no-color.org); always wins over NO_COLOR
 
 
@@ -39,6 +44,30 @@ def note(message: str) -> None:
 
 def progress_wanted() -> bool:
     return not OUTPUT.quiet
+
+
+class Traced:
+    """Under -v, one line on stderr per external command once it ends: the command line, how long it
+    took and how it ended (`run.status = returncode` inside the block; an exception is named instead).
+    One line per command, not one before and one after: compare and migrate run several at a time."""
+
+    def __init__(self, argv: Sequence[object], cwd: object = None) -> None:
+        self.argv, self.cwd = argv, cwd
+        self.status: int | None = None
+
+    def __enter__(self) -> Traced:
+        self.started = time.perf_counter()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if not OUTPUT.verbose:
+            return
+        seconds = time.perf_counter() - self.started
+        how = (f"exit {self.status}" if kind is None and self.status is not None else "done" if kind is None
+               else "timed out" if kind.__name__ == "TimeoutExpired" else f"{kind.__name__}")
+        where = f" (in {plain(self.cwd)})" if self.cwd is not None else ""
+        note(f"ran in {seconds:.2f} s, {how}: {plain(shlex.join(str(a) for a in self.argv))}{where}")
 
 
 def plain(text: object) -> str:
@@ -59,3 +88,8 @@ def console(stderr: bool = False, width: int | None = None) -> Console:
     no_color = True if color == "never" else False if color == "always" else bool(os.environ.get("NO_COLOR"))
     return Console(stderr=stderr, emoji=False, width=width or (None if stream.isatty() else 160),
                    no_color=no_color, force_terminal=True if color == "always" else None)
+
+
+def traced(argv: Sequence[object], cwd: object = None) -> Traced:
+    """`with traced(argv) as run: ...; run.status = proc.returncode`: the -v line for one external command."""
+    return Traced(argv, cwd)

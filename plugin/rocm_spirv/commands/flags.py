@@ -33,6 +33,7 @@ MEANINGS: dict[str, str] = {
     "--require": "what must hold for exit 0, else exit 1 (inspect: a target spec; doctor: modes that must be ready)",
     "--exclude-library": "a shared-library pattern auditwheel must not vendor",
     "--quiet": "no progress or notes on stderr",
+    "--verbose": "also each external command run, with its duration, on stderr",
     "--color": "color on a terminal: auto (honours NO_COLOR), always, never",
 }
 
@@ -99,9 +100,21 @@ class _Quiet(argparse.Action):
         setattr(namespace, self.dest, True)
 
 
+class _Verbose(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        term.OUTPUT.verbose = True
+        setattr(namespace, self.dest, True)
+
+
 def add_output_options(parser: argparse.ArgumentParser) -> None:
-    """-q/--quiet and --color on every command, where users type them (after the command)."""
-    parser.add_argument("-q", "--quiet", action=_Quiet, nargs=0, default=False,
-                        help="no progress or notes on stderr (results and errors still print)")
+    """-q/--quiet or -v/--verbose, and --color, on every command, where users type them (after the command).
+    -q with -v is argparse's one-line "not allowed with" error (the CLI's Parser.error), exit 2."""
+    talk = parser.add_mutually_exclusive_group()
+    talk.add_argument("-q", "--quiet", action=_Quiet, nargs=0, default=False,
+                      help="no progress or notes on stderr (results and errors still print)")
+    talk.add_argument("-v", "--verbose", action=_Verbose, nargs=0, default=False,
+                      help="also each external command run (compilers, cmake, spirv-val), with its duration and "
+                           "exit status, on stderr; stdout is the same")
     parser.add_argument("--color", choices=term.COLORS, action=_Color, default="auto",
                         help="color on a terminal (auto, the default, honours NO_COLOR), always, or never")

@@ -33,6 +33,7 @@ from pathlib import Path
 from rocm_spirv.compare import proc
 from rocm_spirv.inspect.base import FormatError, NotBinary
 from rocm_spirv.inspect.scan import inspect_path
+from rocm_spirv.term import traced
 
 METHOD = "offline proxy with upstream LLVM 22; the runtime's SPIR-V translation and loading are not included"
 STEPS = ("link", "opt", "llc", "lld")
@@ -190,8 +191,10 @@ def code_object_kernels(path: Path) -> list[str]:
 
 def tool(compiler: str, name: str) -> str:
     """opt, llc, ld.lld, llvm-link of the compiler's own LLVM (clang -print-prog-name)."""
-    proc = subprocess.run([compiler, f"-print-prog-name={name}"], capture_output=True, text=True,
-                          check=False, timeout=60)
+    with traced([compiler, f"-print-prog-name={name}"]) as trace:
+        proc = subprocess.run([compiler, f"-print-prog-name={name}"], capture_output=True, text=True,
+                              check=False, timeout=60)
+        trace.status = proc.returncode
     found = proc.stdout.strip()
     if proc.returncode != 0 or not found or not Path(found).is_file():
         raise JitError(f"{compiler} knows no {name} of its own LLVM")

@@ -12,13 +12,15 @@ import signal
 import subprocess
 from pathlib import Path
 
+from rocm_spirv.term import traced
+
 
 def run(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None,
         timeout: float | None = None) -> tuple[int, str, str]:
     """(exit status, stdout, stderr); on any exception (KeyboardInterrupt, the SIGTERM the CLI
     raises, a timeout) the child's process group is killed before the exception goes on."""
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
-                          start_new_session=True) as proc:
+    with traced(cmd, cwd) as trace, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                                     env=env, cwd=cwd, start_new_session=True) as proc:
         try:
             out, err = proc.communicate(timeout=timeout)
         except BaseException:
@@ -26,4 +28,5 @@ def run(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = No
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise
+        trace.status = proc.returncode
     return proc.returncode, out, err

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from rocm_spirv.inspect.report import SPIRV, Entry, FileReport, Validation
 from rocm_spirv.inspect.require import Failure
+from rocm_spirv.term import traced
 from rocm_spirv.toolchain.paths import default_prefix
 from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
@@ -22,7 +23,9 @@ def spirv_val() -> str | None:
 
 def validate_payload(tool: str, payload: bytes, timeout: float = 60.0) -> Validation:
     try:
-        run = subprocess.run([tool, "-"], input=payload, capture_output=True, timeout=timeout, check=False)
+        with traced([tool, "-"]) as trace:
+            run = subprocess.run([tool, "-"], input=payload, capture_output=True, timeout=timeout, check=False)
+            trace.status = run.returncode
     except subprocess.TimeoutExpired:
         return Validation(False, f"spirv-val did not finish in {timeout:.0f} s")
     except OSError as err:

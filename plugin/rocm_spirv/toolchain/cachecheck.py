@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_spirv.offload import Mode
+from rocm_spirv.term import traced
 from rocm_spirv.toolchain.launcher import Launcher, launcher_command
 
 
@@ -108,9 +109,11 @@ def check_mode(launcher: Launcher, compiler: str, prefix: Path | None, mode: Mod
             for n in (1, 2):
                 obj = workdir / f"probe-{n}.o"
                 zero_stats(launcher, env)
-                proc = subprocess.run([*cmd, "-x", "hip", *offload_flags, "-O2", "-c", str(src), "-o", str(obj)],
-                                      env=env, cwd=workdir, capture_output=True, text=True, timeout=600,
-                                      check=False)
+                argv = [*cmd, "-x", "hip", *offload_flags, "-O2", "-c", str(src), "-o", str(obj)]
+                with traced(argv, workdir) as trace:
+                    proc = subprocess.run(argv, env=env, cwd=workdir, capture_output=True, text=True, timeout=600,
+                                          check=False)
+                    trace.status = proc.returncode
                 if proc.returncode != 0:
                     tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
                     return CacheCheck(launcher.kind, mode, False, f"compile {n} failed: {tail}")

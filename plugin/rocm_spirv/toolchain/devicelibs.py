@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_spirv.errors import UserError
+from rocm_spirv.term import traced
 from rocm_spirv.toolchain import triton
 
 BITCODE_DIR = Path("amdgcn") / "bitcode"
@@ -86,8 +87,10 @@ def _assemble(cc1: list[str], ir: str, out: Path) -> str | None:
     src = out.with_suffix(".ll")
     src.write_text('target triple = "amdgcn-amd-amdhsa"\n' + ir)
     # Relative names: the module records its source name, which must not carry the staging dir.
-    proc = subprocess.run([*cc1, "-triple", "amdgcn-amd-amdhsa", "-emit-llvm-bc", "-x", "ir",
-                           src.name, "-o", out.name], capture_output=True, text=True, check=False, cwd=out.parent)
+    argv = [*cc1, "-triple", "amdgcn-amd-amdhsa", "-emit-llvm-bc", "-x", "ir", src.name, "-o", out.name]
+    with traced(argv, out.parent) as trace:
+        proc = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=out.parent)
+        trace.status = proc.returncode
     src.unlink(missing_ok=True)
     if proc.returncode != 0:
         return (proc.stderr.strip().splitlines() or ["no output"])[-1]

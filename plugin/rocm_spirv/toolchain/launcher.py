@@ -32,6 +32,7 @@ from typing import Literal
 
 from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
+from rocm_spirv.term import traced
 from rocm_spirv.toolchain import programs
 
 LauncherKind = Literal["ccache", "sccache", "other"]
@@ -90,8 +91,10 @@ def _real_clang_version(prefix: Path) -> tuple[str, str | None]:
     if manifest.llvm_kind != "distribution":
         return f"{manifest.llvm_kind} {manifest.llvm_version}", None
     try:
-        proc = subprocess.run([manifest.llvm_clang, "--version"], capture_output=True, text=True, timeout=60,
-                              check=False)
+        with traced([manifest.llvm_clang, "--version"]) as trace:
+            proc = subprocess.run([manifest.llvm_clang, "--version"], capture_output=True, text=True, timeout=60,
+                                  check=False)
+            trace.status = proc.returncode
     except OSError:
         return manifest.llvm_version, None
     return proc.stdout, manifest.llvm_clang

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rocm_spirv import versions
 from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.term import traced
 from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.discover import Candidate
 from rocm_spirv.toolchain.headers import version_from_header
@@ -90,7 +91,10 @@ class ProbeResult:
 
 
 def _run(argv: list[str], cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd, timeout=timeout)
+    with traced(argv, cwd) as trace:
+        proc = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd, timeout=timeout)
+        trace.status = proc.returncode
+    return proc
 
 
 def _header_dirs(compiler: Path, prefix: Path | None) -> list[Path]:

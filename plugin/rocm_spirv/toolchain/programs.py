@@ -37,6 +37,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rocm_spirv.term import traced
+
 PROBE_TIMEOUT = 30.0
 _COUNT = re.compile(r"^\d+ errors? generated", re.IGNORECASE)
 
@@ -108,8 +110,10 @@ def command(name: str, dirs: Sequence[Path] | None = None) -> str:
 def run_probe(argv: Sequence[str], cwd: Path | None = None) -> Probe:
     """Run a probe under the one timeout (PROBE_TIMEOUT); no exception when the tool cannot start or hangs."""
     try:
-        proc = subprocess.run(list(argv), capture_output=True, text=True, check=False, timeout=PROBE_TIMEOUT,
-                              cwd=cwd)
+        with traced(argv, cwd) as trace:
+            proc = subprocess.run(list(argv), capture_output=True, text=True, check=False, timeout=PROBE_TIMEOUT,
+                                  cwd=cwd)
+            trace.status = proc.returncode
     except (OSError, subprocess.TimeoutExpired) as err:
         return Probe(None, error=str(err))
     return Probe(proc.returncode, proc.stdout, proc.stderr)

@@ -54,6 +54,7 @@ from typing import Any
 
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import write_atomic
+from rocm_spirv.term import traced
 
 # Both headers: hip_runtime.h adds the few C functions of amd_hip_runtime.h
 # (amd_dbgapi_get_build_name, ...) that ROCm's library also exports.
@@ -342,8 +343,10 @@ def render_source(parts: dict[str, str], hip_version: str) -> str:
 def _run(step: str, argv: list[str], remedy: str, timeout: float, cwd: Path | None = None,
          stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     try:
-        proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, check=False,
-                              timeout=timeout, cwd=cwd)
+        with traced(argv, cwd) as trace:
+            proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, check=False,
+                                  timeout=timeout, cwd=cwd)
+            trace.status = proc.returncode
     except OSError as err:
         raise UserError(f"{step}: cannot run {argv[0]} ({err.strerror})", remedy) from None
     except subprocess.TimeoutExpired:

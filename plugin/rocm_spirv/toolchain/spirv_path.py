@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from rocm_spirv.offload import IN_TREE_BACKEND, SPIRV_TARGET
+from rocm_spirv.term import traced
 from rocm_spirv.toolchain import programs
 
 SpirvPath = Literal["translator", "in-tree"]
@@ -67,7 +68,9 @@ def _emits_spirv(argv: list[str], flags: tuple[str, ...], tmp: Path, timeout: fl
     cmd = [*argv, "-x", "hip", "-nogpuinc", "-nogpulib", "--cuda-device-only", f"--offload-arch={SPIRV_TARGET}",
            *flags, "-c", "-o", str(out), str(src)]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=tmp, timeout=timeout)
+        with traced(cmd, tmp) as trace:
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=tmp, timeout=timeout)
+            trace.status = proc.returncode
     except (OSError, subprocess.TimeoutExpired) as err:
         return False, str(err)
     # Device-only output is an offload bundle wrapping the module.

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rocm_spirv.errors import UserError
+from rocm_spirv.term import traced
 from rocm_spirv.toolchain.paths import cache_dir
 
 INCLUDE = "triton/backends/amd/include/"
@@ -39,12 +40,11 @@ def fetch(offline_wheel: Path | None = None, say: Callable[[str], None] | None =
     if say is not None:
         say(f"downloading the triton wheel from PyPI into {dest} (ROCm 7 HIP headers and device "
             "libraries; once, then cached)")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-         "-d", str(dest), "triton"],
-        stdout=sys.stderr if say is not None else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        check=False,
-    )
+    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-d", str(dest), "triton"]
+    with traced(argv) as trace:
+        proc = subprocess.run(argv, stdout=sys.stderr if say is not None else subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, check=False)
+        trace.status = proc.returncode
     cached = sorted(dest.glob("triton-*.whl"))
     if proc.returncode != 0 or not cached:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_spirv.errors import UserError
+from rocm_spirv.term import traced
 from rocm_spirv.toolchain import programs
 
 # The HIP runtime comes from the machine's ROCm (or the distribution): vendoring
@@ -65,7 +66,9 @@ def repair(wheel: Path, wheel_dir: Path, excludes: Sequence[str] = HIP_RUNTIME, 
     env = {**os.environ, "PATH": env_path + os.pathsep + os.environ.get("PATH", "")}
     cmd = repair_command(wheel, wheel_dir, excludes, plat, extra)
     before = _stamps(wheel_dir)
-    rc = subprocess.run(cmd, env=env, check=False, stdout=sys.stderr if quiet_stdout else None).returncode
+    with traced(cmd) as trace:
+        rc = trace.status = subprocess.run(cmd, env=env, check=False,
+                                           stdout=sys.stderr if quiet_stdout else None).returncode
     after = _stamps(wheel_dir)
     return Repaired(wheel, rc, tuple(sorted(p for p, s in after.items() if before.get(p) != s)))
 

@@ -30,6 +30,7 @@ from rocm_spirv.migrate.oracle.trace import records
 from rocm_spirv.migrate.registry import RULES
 from rocm_spirv.migrate.source_rules import strip
 from rocm_spirv.offload import DEVICE_DEBUG_ENV, SPIRV_TARGET, spirv_device_flags
+from rocm_spirv.term import traced
 from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.probe import ProbeResult
 
@@ -82,7 +83,9 @@ def _run(argv: Sequence[str], cwd: str | None = None,
     with _LIVE_LOCK:
         _LIVE.add(proc)
     try:
-        out, err_text = proc.communicate(timeout=timeout)
+        with traced(argv, cwd) as trace:
+            out, err_text = proc.communicate(timeout=timeout)
+            trace.status = proc.returncode
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
