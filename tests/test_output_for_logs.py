@@ -87,3 +87,32 @@ def test_migrate_lines_keep_paths_and_ids_whole(tmp_path: Path) -> None:
     # The remedy under each finding wraps at 80 columns, between words.
     remedies = [ln for ln in human.stdout.splitlines() if ln.startswith("    ")]
     assert remedies and all(len(ln) <= 80 or " " not in ln.strip() for ln in remedies)
+
+
+def test_migrate_table_never_folds_a_path() -> None:
+    """--output-format table: the table where every value fits whole on one line (a wide terminal);
+    at 80 columns and in a pipe the same findings as whole `path:line:col` lines (term.table_or_lines),
+    where rich used to fold `HIP-Basic/matrix_transpose/CMak` / `eLists.txt:22` across two rows."""
+    import io
+
+    from rich.console import Console
+    from rocm_spirv.migrate.report import print_table
+    from rocm_spirv.migrate.scan import scan
+
+    collection = REPO / "tests" / "data" / "example_collection"
+    result = scan(collection).result
+    where = {f"{f.path}:{f.line}:{max(1, f.column)}" for f in result.remaining}
+    assert any(len(w) > 40 for w in where)
+
+    def shown(width: int, terminal: bool) -> str:
+        out = io.StringIO()
+        print_table(Console(file=out, width=width, force_terminal=terminal, color_system=None), result, "report", [])
+        return out.getvalue()
+
+    wide = shown(200, True)
+    assert "┃ where" in wide and all(w.rsplit(":", 1)[0] in wide for w in where)
+    for narrow in (shown(80, True), shown(80, False), cli("migrate", str(collection), "--output-format",
+                                                            "table").stdout):
+        assert "┃" not in narrow
+        starts = {line.split(": ", 1)[0] for line in narrow.splitlines()}
+        assert where <= starts, sorted(where - starts)

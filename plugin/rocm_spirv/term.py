@@ -12,13 +12,14 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal
 
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 Color = Literal["auto", "always", "never"]
 COLORS: tuple[Color, ...] = ("auto", "always", "never")
@@ -68,6 +69,41 @@ class Traced:
                else "timed out" if kind.__name__ == "TimeoutExpired" else f"{kind.__name__}")
         where = f" (in {plain(self.cwd)})" if self.cwd is not None else ""
         note(f"ran in {seconds:.2f} s, {how}: {plain(shlex.join(str(a) for a in self.argv))}{where}")
+
+
+def columns(rows: Sequence[Sequence[str]], right: Collection[int] = (), indent: str = "") -> list[str]:
+    """The one table renderer for plain output (inspect's summary, migrate --statistics, and the
+    lines a rich table falls back to): rows aligned to their content, never to a terminal's width,
+    so no value is ever cut, on a terminal at 80 columns or in a pipe. The columns in `right` are
+    right-aligned (numbers); the last column is not padded."""
+    if not rows:
+        return []
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                               for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip() for r in rows]
+
+
+def fits(out: Console, table: Table) -> bool:
+    """Whether rich lays the table out at the console's width without cutting a value: every column at
+    least its minimum, which is its longest word (prose wraps between words) or, for a `no_wrap` column
+    (ids, paths, figures), its longest cell. Narrower, rich shrinks columns below that and folds or cuts
+    values ("186.52-…", "matrix_transpose/CMak" / "eLists.txt"); then the lines are printed instead."""
+    widths = table._calculate_column_widths(out, out.options.update_width(out.width - table._extra_width))
+    unclamped = out.options.update_width(100_000)
+    return all(width >= table._measure_column(out, unclamped, column).minimum
+               for width, column in zip(widths, table.columns, strict=True))
+
+
+def table_or_lines(out: Console, table: Table, lines: Sequence[str], markup: bool = False) -> bool:
+    """A rich table on a terminal wide enough for every value whole; else (narrower, or a pipe) the
+    same content as `lines` (stacked, wrapped between values, never inside one). True when the table
+    was drawn. `markup`: the lines carry rich markup (escaped user text, `esc`) for color."""
+    if out.is_terminal and fits(out, table):
+        out.print(table)
+        return True
+    for line in lines:
+        out.print(line, markup=markup, highlight=False, soft_wrap=True)
+    return False
 
 
 def plain(text: object) -> str:

@@ -148,7 +148,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.statistics:
         write_statistics(sys.stdout, result)
     elif args.format == "table":
-        print_table(console(), result, mode, changed)
+        print_table(console(), result, mode, changed, _width())
     else:
         write_text(sys.stdout, result, mode, changed, verdict, gate, _width())
         if outcome is not None:

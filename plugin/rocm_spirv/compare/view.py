@@ -23,7 +23,7 @@ from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.metrics import BY_KEY, Build, Metric, metrics, ratios
 from rocm_spirv.compare.model import Comparison, Spread, VariantResult
 from rocm_spirv.compare.reproduce import Check, Reproduction
-from rocm_spirv.term import esc, plain
+from rocm_spirv.term import esc, fits, plain, table_or_lines
 
 PIPE_WIDTH = 80
 
@@ -299,11 +299,11 @@ def stacked_lines(v: View, width: int = PIPE_WIDTH) -> list[str]:
 
 
 def table(v: View) -> Table:
-    t = Table()
+    t = Table()  # every cell on one line, or the stacked lines (term.table_or_lines)
     t.add_column("variant", no_wrap=True)
-    t.add_column("targets")
+    t.add_column("targets", no_wrap=True)
     for col in v.columns:
-        t.add_column(col, justify="right")
+        t.add_column(col, justify="right", no_wrap=True)
     for row in v.rows:
         targets = ", ".join(row.targets)
         if row.failed:
@@ -313,18 +313,11 @@ def table(v: View) -> Table:
     return t
 
 
-def fits(console: Console, t: Table) -> bool:
-    """Whether the table fits with every cell on one line. Narrower, rich would shrink columns
-    below their longest word and cut values ("186.52-…"), so the figures are stacked instead."""
-    natural = console.measure(t, options=console.options.update_width(100_000)).maximum  # unclamped
-    return natural <= console.width
-
-
 def reproduction_table(rep: Reproduction) -> Table:
     verdict = "[green]reproduced[/]" if rep.reproduced else "[red]not reproduced[/]"
     t = Table(title=f"against {esc(rep.against)}: {verdict}{reproduction_notes(rep)}")
     for col in ("variant", "metric", "earlier median (95% interval)", "now", ""):
-        t.add_column(col, justify="left" if col in ("variant", "metric") else "right")
+        t.add_column(col, justify="left" if col in ("variant", "metric") else "right", no_wrap=True)
     for r in check_rows(rep):
         t.add_row(esc(r.variant), esc(r.metric), r.earlier, r.now,
                   r.verdict if r.within or not r.judged else f"[red]{r.verdict}[/]")
@@ -381,12 +374,7 @@ def print_human(c: Comparison, console: Console, wrote_report: bool = False) -> 
         say(plain(log))
     if v.reproduction is not None:
         why = v.reproduction.timings_not_judged
-        rt = reproduction_table(v.reproduction)
-        if console.is_terminal and fits(console, rt):
-            console.print(rt)
-        else:
-            for line in reproduction_lines(v.reproduction):
-                say(line)
+        table_or_lines(console, reproduction_table(v.reproduction), reproduction_lines(v.reproduction))
         if why:
             say("\n".join(textwrap.wrap(f"Timings not judged: {why}.", width)))
     steps = next_steps(c, wrote_report)

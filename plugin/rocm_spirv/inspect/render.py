@@ -13,7 +13,7 @@ from rocm_spirv.inspect.base import human_size
 from rocm_spirv.inspect.report import KIND_LABELS, Entry, FileReport, InputReport, totals
 from rocm_spirv.inspect.require import Failure, Requirement
 from rocm_spirv.jsondoc import schema_id
-from rocm_spirv.term import plain
+from rocm_spirv.term import columns, plain
 
 
 def to_json(inputs: list[InputReport], req: Requirement | None, failures: list[Failure],
@@ -117,13 +117,6 @@ def _details(e: Entry) -> str:
     return ""
 
 
-def _columns(rows: list[list[str]], right: set[int]) -> list[str]:
-    """Rows aligned to their content (never to a terminal width, so nothing is ever cut)."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  " + "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in
-                             enumerate(zip(r, widths, strict=True))).rstrip() for r in rows]
-
-
 def _summary(f: FileReport) -> list[str]:
     groups: dict[tuple[str, str], _Group] = {}
     for e in f.device_entries:
@@ -138,7 +131,7 @@ def _summary(f: FileReport) -> list[str]:
     for (label, target), g in sorted(groups.items()):
         rows.append([label, plain(target), str(g.entries), human_size(g.size),
                      human_size(g.stored) if g.stored else "(compressed)", str(g.kernels)])
-    return _columns(rows, {2, 3, 4, 5})
+    return columns(rows, {2, 3, 4, 5}, indent="  ")
 
 
 def _entries(f: FileReport, detail: Detail) -> list[str]:

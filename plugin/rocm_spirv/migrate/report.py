@@ -10,9 +10,9 @@ from rich.console import Console
 from rich.table import Table
 
 from rocm_spirv.jsondoc import schema_id
-from rocm_spirv.migrate.findings import ScanResult
+from rocm_spirv.migrate.findings import Finding, ScanResult
 from rocm_spirv.migrate.gate import TOOLCHAIN_HANDLED, Gate, Verdict, fingerprints
-from rocm_spirv.term import esc, plain
+from rocm_spirv.term import columns, esc, plain, table_or_lines
 
 JSON_SCHEMA_ID = schema_id("migrate")
 _STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
@@ -58,17 +58,25 @@ def _wrap(text: str, width: int) -> list[str]:
                          break_long_words=False, break_on_hyphens=False) or ["    "]
 
 
+def finding_lines(f: Finding, width: int, markup: bool = False) -> list[str]:
+    """One finding as `path:line:col: severity: message [RSMxxx]`, its remedy wrapped under it. With
+    markup: rich markup (user text escaped, the severity colored) for a console, same text."""
+    text = esc if markup else plain
+    sev = f"[{_STYLE[f.severity.value]}]{f.severity.value}[/]" if markup else f.severity.value
+    lines = [f"{text(f.path)}:{f.line}:{max(1, f.column)}: {sev}: {text(f.message)} {text(f'[{f.rule.id}]')}"]
+    lines += [text(line) for line in _wrap(f"fix: {plain(f.fix)}", width)]
+    if f.redirect in TOOLCHAIN_HANDLED:
+        lines.append(text(f"    (the generated toolchain file handles this: redirect {f.redirect.value})"))
+    return lines
+
+
 def write_text(out: TextIO, result: ScanResult, mode: str, changed: list[str], verdict: Verdict, gate: Gate,
                width: int = WIDTH) -> None:
     """`path:line:col: severity: message [RSMxxx]` per finding (one line, whole, for editors and CI
     problem matchers), the remedy wrapped under it, then one summary line."""
     for f in result.remaining:
-        out.write(f"{plain(f.path)}:{f.line}:{max(1, f.column)}: {f.severity.value}: {plain(f.message)} "
-                  f"[{f.rule.id}]\n")
-        for line in _wrap(f"fix: {plain(f.fix)}", width):
+        for line in finding_lines(f, width):
             out.write(line + "\n")
-        if f.redirect in TOOLCHAIN_HANDLED:
-            out.write(f"    (the generated toolchain file handles this: redirect {f.redirect.value})\n")
     for r in result.errors:
         out.write(f"{plain(r.path)}: error: {plain(r.error)}\n")
     s = summary(result)
@@ -89,17 +97,23 @@ def write_text(out: TextIO, result: ScanResult, mode: str, changed: list[str], v
         out.write(f"--apply would change {len(changed)} CMake file(s); --diff shows how\n")
 
 
-def print_table(console: Console, result: ScanResult, mode: str, changed: list[str]) -> None:
+def print_table(console: Console, result: ScanResult, mode: str, changed: list[str], width: int = WIDTH) -> None:
+    """The findings as a table on a terminal wide enough for every value whole; else (narrower, or a
+    pipe) as the text format's lines, colored the same, so nothing is folded or cut (term.table_or_lines)."""
     remaining = result.remaining
     if remaining:
-        table = Table(title=f"rocm-spirv migrate: {esc(result.root)}", show_lines=False)
-        for col in ("where", "rule", "severity", "redirect", "finding", "fix"):
-            table.add_column(col, overflow="fold")
+        title = f"rocm-spirv migrate: {esc(result.root)}"
+        table = Table(title=title, show_lines=False)
+        for col in ("where", "rule", "severity", "redirect"):
+            table.add_column(col, no_wrap=True)  # ids and paths whole; the prose columns wrap between words
+        for col in ("finding", "fix"):
+            table.add_column(col)
         for f in remaining:
             sev = f.severity.value
             table.add_row(f"{esc(f.path)}:{f.line}", f"{f.rule.id} {f.rule.name}", f"[{_STYLE[sev]}]{sev}[/]",
                           f.redirect.value, esc(f.message), esc(f.fix))
-        console.print(table)
+        table_or_lines(console, table, [title, *(line for f in remaining for line in finding_lines(f, width, True))],
+                       markup=True)
     for r in result.errors:
         console.print(f"[red]skipped[/] {esc(r.path)}: {esc(r.error)}")
     s = summary(result)
@@ -116,9 +130,11 @@ def write_statistics(out: TextIO, result: ScanResult) -> None:
     """`--statistics`: one line per rule with findings left, most first (as ruff's), for a first look at a
     large tree; the lines stay whole in a pipe."""
     counts = Counter(f.rule for f in result.remaining)
-    width = max((len(str(n)) for n in counts.values()), default=1)
-    for rule, n in sorted(counts.items(), key=lambda item: (-item[1], item[0].id)):
-        out.write(f"{n:>{width}}  {rule.id}  {rule.severity.value:<7}  {rule.name}  {plain(rule.summary)}\n")
+    # The severity column is as wide as "warning" whatever the rules shown; name and summary run on.
+    rows = [[str(n), rule.id, f"{rule.severity.value:<7}", f"{rule.name}  {plain(rule.summary)}"]
+            for rule, n in sorted(counts.items(), key=lambda item: (-item[1], item[0].id))]
+    for line in columns(rows, right={0}):
+        out.write(line + "\n")
     total = sum(counts.values())
     out.write(f"{total} finding{'s' if total != 1 else ''} in {len(counts)} rule{'s' if len(counts) != 1 else ''}"
               f"{f'; {len(result.errors)} unreadable' if result.errors else ''}\n")
