@@ -60,7 +60,7 @@ def test_the_proxy_on_a_real_tu_links_ocml_and_finds_the_native_kernels(toolchai
     assert {"ocml.bc", "ockl.bc", "oclc_isa_version_942.bc", "oclc_wavefrontsize64_on.bc"} <= names
 
     native = ["_Z3addPi", "_Z5scaleIdEvPT_S0_", "_Z5scaleIfEvPT_S0_"]
-    run = jit.measure(clang, build, tmp_path, "gfx942", tmp_path / "scratch", native)
+    run = jit.measure(clang, build, tmp_path, "gfx942", tmp_path / "scratch", native, "native-1")
     assert run.error is None, run.error
     (unit,) = run.units
     assert unit.source == "k.hip" and unit.kernels == native and run.kernels_match is True
@@ -68,11 +68,12 @@ def test_the_proxy_on_a_real_tu_links_ocml_and_finds_the_native_kernels(toolchai
     assert unit.total_wall_s > 0 and unit.cpu_s["llc"] > 0
     assert not list((tmp_path / "scratch").iterdir())  # bitcode and objects removed
 
-    missing = jit.measure(clang, build, tmp_path, "gfx942", tmp_path / "scratch", [*native, "_Z5otherv"])
+    missing = jit.measure(clang, build, tmp_path, "gfx942", tmp_path / "scratch", [*native, "_Z5otherv"],
+                          "native-1")
     assert missing.kernels_match is False and missing.missing_kernels == ["_Z5otherv"]
 
     (build / "compile_commands.json").write_text("not json")
-    broken = jit.measure(clang, build, tmp_path, "gfx942", tmp_path / "scratch", native)
+    broken = jit.measure(clang, build, tmp_path, "gfx942", tmp_path / "scratch", native, "native-1")
     assert broken.error is not None and "compile_commands.json" in broken.error
 
 
