@@ -105,7 +105,7 @@ def test_the_example_on_the_cli_page_is_read_as_written(tmp_path: Path) -> None:
                       "migrate.exclude": ["third_party/*"],
                       "migrate.baseline": str(p / "ci" / "migrate-baseline.json"),
                       "compare.archs": "gfx90a,gfx942,gfx1100", "compare.reference-arch": "gfx942",
-                      "compare.repeat": 5, "compare.compress": True}
+                      "compare.jit-targets": "gfx1100", "compare.repeat": 5, "compare.compress": True}
 
 
 @pytest.mark.slow
