@@ -71,6 +71,7 @@ def test_a_baseline_path_is_relative_to_the_settings_file(tmp_path: Path) -> Non
                    "flag": "--baseline", "help": row["help"]}
 
 
+@pytest.mark.slow
 def test_bad_settings_are_one_line_exit_2(tmp_path: Path) -> None:
     cases = {
         '[tool.rocm-spirv.migrate]\nfail_on = "error"\n': "unknown key migrate.fail_on; did you mean fail-on?",
