@@ -53,7 +53,7 @@ def _build(setup: Setup, build: Path) -> list[str]:
 def _runs(setup: Setup, build: Path, kernels: list[str], repeat: int, scratch: Path) -> list[jit.JitRun]:
     out = []
     for _ in range(repeat):
-        r = jit.measure(setup.compiler.path, build, setup.project, "gfx942", scratch, kernels)
+        r = jit.measure(setup.compiler.path, build, setup.project, "gfx942", scratch, kernels, "native-1")
         if r.error:
             raise SystemExit(f"error: {r.error}")
         out.append(r)

@@ -205,12 +205,14 @@ def render(results: list[dict[str, object]]) -> str:
                          f"{s['hits']} | {s['misses']} | {faster} |")
     lines += ["", "Target: every warm build ≥ 90 % faster than its cold build (build step, wall) with no miss: "
               + ("met" if all(target_met(r) for r in results) else "MISSED") + ".", ""]
-    lines += ["sccache shared-warm: machine B's prefix lives under its own HOME, and sccache hashes the "
-              "prefix's clang++ wrapper, which names the prefix: no hits across prefix paths (ccache's "
-              "compiler_check does not look at the wrapper). With one prefix path both share "
-              "(tests/test_cache.py). sccache runs with SCCACHE_MULTILEVEL_CHAIN=disk,redis; its CPU time "
-              "includes its server's (the compiles run there). Redis-only sccache: "
-              "results/cache-sccache-redis-only.json and docs/caching.md.", ""]
+    lines += ["Each machine's prefix lives under its own HOME. The prefix's compiler wrappers name no path "
+              "but the real clang's (they find the prefix from their own location), so sccache, which hashes "
+              "the compiler file, shares entries across prefix paths as ccache (compiler_check) does; before "
+              "that change sccache's shared-warm builds got 0 hits. Rows merged with --render come from "
+              "separate runs at different machine load (the ccache rows were measured under a much heavier "
+              "load than the sccache rows): compare steps within one launcher and mode, not across. sccache "
+              "runs with SCCACHE_MULTILEVEL_CHAIN=disk,redis; its CPU time includes its server's (the compiles "
+              "run there). Redis-only sccache: results/cache-sccache-redis-only.json and docs/caching.md.", ""]
     lines += ["", "Cache size after the cold build (the local cache dir, bytes):", ""]
     lines += [f"- {r['launcher']} {r['mode']}: {r['cache_bytes']} bytes" for r in results]
     return "\n".join(lines) + "\n"

@@ -13,6 +13,17 @@ from rocm_spirv.toolchain.provision import provision
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
 
+# Tests that use a provisioned prefix build with real clang (CMake, pip, Bazel): they are the
+# slow set, marked here from the fixtures they reach so that no new build test can slip into the
+# fast subset (`pytest -m "not slow"`, README) by a forgotten decorator.
+BUILD_FIXTURES = frozenset({"toolchain", "user_prefix", "wheelhouse", "toolchain_hip"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if BUILD_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="session")
 def toolchain(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -176,6 +176,7 @@ def test_bad_archs_fail_analysis_listing_valid_targets(workspace: Workspace, too
     assert "'fast' is not an offload mode; use one of: spirv, native, hybrid" in bad_mode.stderr
 
 
+@pytest.mark.slow
 def test_spirv_needs_a_spirv_compiler(tmp_path: Path) -> None:
     """With a compiler that cannot emit SPIR-V (Debian's clang 19), spirv and hybrid fail analysis."""
     bazel, clang19 = shutil.which("bazel"), shutil.which("clang++-19")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -150,12 +151,57 @@ def test_real_project_with_cache_entries_targets_and_baseline(toolchain: Path, t
     assert data["summary"]["jit_kernel_cpu_p90_ms"] >= data["summary"]["jit_kernel_cpu_ms"] > 0
 
 
+def test_jit_targets_measures_each_target_and_checks_its_kernels(toolchain: Path, tmp_path: Path) -> None:
+    """--jit-targets gfx942,gfx1100 on the smallest sample: both targets measured from the baseline build,
+    each checked against a native build of that target, in the terminal, report.json and report.md."""
+    out = compare(toolchain, str(SAMPLES / "cmake" / "raw_flags"), "--archs", "gfx942,gfx1100",
+                  "--jit-targets", "gfx942;gfx1100", "--repeat", "1", "--no-compress", "--report", str(tmp_path))
+    assert out.returncode == 0, out.stderr[-3000:]
+    data = conforms(json.loads((tmp_path / "report.json").read_text()))
+    by_name = {r["variant"]["name"]: r for r in data["results"]}
+    run = by_name["native-1"]["runs"][0]
+    assert [j["target"] for j in [run["jit"], *run["jit_others"]]] == ["gfx942", "gfx1100"]
+    targets = {t["target"]: t for t in data["jit_targets"]}
+    assert list(targets) == ["gfx942", "gfx1100"] and targets["gfx942"]["baseline"] is True
+    native = {k for a in by_name["native"]["runs"][0]["artifacts"] for k in a["kernels"]}
+    assert native
+    for target, against in (("gfx942", "native-1"), ("gfx1100", "native")):
+        t = targets[target]
+        assert t["error"] is None and t["kernels_match"] is True and t["checked_against"] == against, t
+        assert t["stats"]["jit_kernel_cpu_ms"]["median"] > 0 and t["stats"]["jit_unit_cpu_ms"]["median"] > 0
+        assert t["method"] == data["jit_targets"][0]["method"] and "offline proxy" in t["method"]
+        j = run["jit"] if target == "gfx942" else run["jit_others"][0]
+        assert {k for u in j["units"] for k in u["kernels"]} == native
+    # The summary's JIT figures stay the reference arch's.
+    assert data["summary"]["jit_kernel_cpu_ms"] == targets["gfx942"]["stats"]["jit_kernel_cpu_ms"]["median"]
+    # Every view names both targets: the terminal (stdout in a pipe) and report.md.
+    assert "JIT work per target" in out.stdout and "  gfx1100: 1 TUs" in out.stdout, out.stdout
+    assert "JIT figures for gfx942, gfx1100:" in " ".join(out.stdout.split())
+    md = (tmp_path / "report.md").read_text()
+    assert "| gfx942 (reference arch) | 1 |" in md and "| gfx1100 | 1 |" in md
+    assert "the same kernels as native's code objects for gfx1100" in md
+
+    bad = compare(toolchain, str(SAMPLES / "cmake" / "raw_flags"), "--jit-targets", "gfx942,gfx9999")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines() == [bad.stderr.strip()] and "gfx9999 in --jit-targets" in bad.stderr
+    # [tool.rocm-spirv.compare] jit-targets is read, and the flag wins (--scaling 0 then fails after it).
+    project = tmp_path / "raw_flags"
+    shutil.copytree(SAMPLES / "cmake" / "raw_flags", project)
+    (project / "rocm-spirv.toml").write_text('[compare]\njit-targets = ["gfx942", "gfx9999"]\n')
+    from_file = compare(toolchain, str(project))
+    assert from_file.returncode == 2 and "gfx9999 in --jit-targets" in from_file.stderr, from_file.stderr
+    flag = compare(toolchain, str(project), "--jit-targets", "gfx1100", "--scaling", "0")
+    assert flag.returncode == 2 and "--scaling counts" in flag.stderr, flag.stderr
+
+
 @pytest.mark.parametrize(("args", "needle"), [
     (["--archs", ""], "--archs '' names no GPU target"),
     (["--jobs", "-3"], "--jobs -3 is not a number of parallel jobs"),
     (["-D", "NOVALUE"], "-D 'NOVALUE' is not VAR=VALUE"),
     (["-D", "GPU_TARGETS=gfx942"], "-D GPU_TARGETS is set by every variant's toolchain file"),
     (["--reference-arch", "gfx9999"], "unknown GPU target(s) gfx9999 in --reference-arch"),
+    (["--jit-targets", "gfx90a:xnack+"], "unknown GPU target(s) gfx90a:xnack+ in --jit-targets"),
+    (["--jit-targets", ";"], "--jit-targets ';' names no GPU target"),
 ])
 def test_compare_options_bad_input(args: list[str], needle: str, toolchain: Path) -> None:
     out = compare(toolchain, str(SAMPLES / "kernels"), *args)

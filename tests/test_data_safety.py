@@ -559,6 +559,7 @@ def killed_at(n: int, *argv: str) -> subprocess.CompletedProcess[bytes]:
                           check=False, timeout=120)
 
 
+@pytest.mark.slow
 def test_kill_9_during_apply_loses_nothing(tmp_path: Path) -> None:
     import random
     reference = migrate_project(tmp_path / "ref", subdirs=6)
@@ -598,6 +599,7 @@ NOT_NEWLINE = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b" ").replac
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=NOT_NEWLINE, after=NOT_NEWLINE, tail=st.binary(max_size=40),
        eol=st.sampled_from([b"\n", b"\r\n"]), bom=st.booleans())
+@pytest.mark.slow
 def test_apply_changes_exactly_the_bytes_diff_shows(tmp_path_factory: pytest.TempPathFactory, before: bytes,
                                                     after: bytes, tail: bytes, eol: bytes, bom: bool) -> None:
     root = tmp_path_factory.mktemp("h")
@@ -638,6 +640,7 @@ def test_refused_toolchain_switch_leaves_the_cache_as_it_was(tmp_path: Path, cxx
     run([tool("cmake"), "-S", str(SAMPLES / "kernels"), "-B", str(build)])  # a plain reconfigure still works
 
 
+@pytest.mark.slow
 def test_kill_9_during_provision_leaves_nothing_the_next_run_keeps(tmp_path: Path) -> None:
     import random
     import time

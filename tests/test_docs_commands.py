@@ -3,7 +3,7 @@ holds the rocm-spirv wheel, in the folder a reader would be in (CONTEXTS). A blo
 to run is not an `sh` block: a synopsis is `text`, output is `text`, configuration is its language.
 
 docs/wheels.md has its own runner (tests/test_docs_wheels.py: a copy of samples/python_ext, offline
-pip); README.md's two commands are what CI itself runs (.ci/run).
+pip); README.md's commands are what CI itself runs (.ci/run) and its fast subset of it.
 """
 
 from __future__ import annotations

@@ -340,6 +340,20 @@ def test_validate_rejected_module_fails_the_gate(art: dict[str, Path], tmp_path:
     assert code == 0  # without --validate nothing runs spirv-val
 
 
+def count_spirv_val_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The payload sizes of the spirv-val runs inspect --validate makes from here on."""
+    from rocm_spirv.inspect import validate as val
+    runs: list[int] = []
+    real = val.validate_payload
+
+    def counted(t: str, payload: bytes, timeout: float = 60.0) -> object:
+        runs.append(len(payload))
+        return real(t, payload, timeout)
+
+    monkeypatch.setattr(val, "validate_payload", counted)
+    return runs
+
+
 def test_validate_runs_spirv_val_once_per_distinct_module(art: dict[str, Path], tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
@@ -354,14 +368,7 @@ def test_validate_runs_spirv_val_once_per_distinct_module(art: dict[str, Path], 
     fb = tmp_path / "many.fb"
     fb.write_bytes(plain_bundle([("hip-spirv64-amd-amdhsa--amdgcnspirv", good if i % 2 else bytes(bad))
                                  for i in range(2_000)]))
-    runs: list[int] = []
-    real = val.validate_payload
-
-    def counted(t: str, payload: bytes, timeout: float = 60.0) -> object:
-        runs.append(len(payload))
-        return real(t, payload, timeout)
-
-    monkeypatch.setattr(val, "validate_payload", counted)
+    runs = count_spirv_val_runs(monkeypatch)
     code, out, _ = cli(capsys, "inspect", "--validate", "--json", str(fb))
     doc = json.loads(out)
     assert code == 1 and len(runs) == 2, runs
@@ -385,14 +392,7 @@ def test_validate_refuses_more_distinct_modules_than_its_limit(art: dict[str, Pa
         modules.append(bytes(module))
     fb = tmp_path / "three.fb"
     fb.write_bytes(plain_bundle([("hip-spirv64-amd-amdhsa--amdgcnspirv", m) for m in modules * 50]))
-    runs: list[int] = []
-    real = val.validate_payload
-
-    def counted(t: str, payload: bytes, timeout: float = 60.0) -> object:
-        runs.append(len(payload))
-        return real(t, payload, timeout)
-
-    monkeypatch.setattr(val, "validate_payload", counted)
+    runs = count_spirv_val_runs(monkeypatch)
     code, _, err = cli(capsys, "inspect", "--validate", "--max-validate", "2", str(fb))
     assert code == 2 and err.count("\n") == 1 and "--max-validate N" in err and "3 or more" in err, err
     assert runs == []

@@ -195,6 +195,7 @@ def bazel_side(tmp_path: Path, bazel: str, cases: dict[str, tuple[str, list[str]
     return out
 
 
+@pytest.mark.slow
 def test_bazel_and_python_agree(tmp_path: Path) -> None:
     """The generated @rocm_spirv repository puts the same device code and SPIR-V flags on a compile
     as the Python and CMake homes: in hybrid mode -fvisibility=default reaches only the SPIR-V pass."""

@@ -416,6 +416,7 @@ def _real_clang() -> Path:
     return clang
 
 
+@pytest.mark.slow
 def test_hip_language_uses_hip_lang(cmake: str, tmp_path: Path) -> None:
     clang = _real_clang()
     # The provisioned prefix's headers and clang, with these packages and a stub runtime:

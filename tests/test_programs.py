@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -169,3 +170,13 @@ def test_oracle_disassembles_with_the_compilers_llvm_dis(tmp_path: Path) -> None
     proc = subprocess.run([dis, str(bc), "-o", "-"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, f"{dis}: {programs.failure_line(proc.stderr, proc.stdout, proc.returncode)}"
     assert "define" in proc.stdout and "@_Z1fi" in proc.stdout
+
+
+def test_failure_line_names_a_compilers_own_temporary_file_by_tmpdir() -> None:
+    """A driver's temporary file is gone when the line is read: it is shown as $TMPDIR/name, not
+    as a path that looks cut (test_output_for_logs checks every path shown exists)."""
+    tmp = tempfile.gettempdir()
+    line = programs.failure_line(f"llvm-link: {tmp}/probe-amdgcnspirv-da5dab.bc: error: bad\n")
+    assert line == "llvm-link: $TMPDIR/probe-amdgcnspirv-da5dab.bc: error: bad"
+    # A file in a folder under it may be the user's: it stays whole.
+    assert programs.failure_line(f"{tmp}/proj/k.hip:3:1: error: x") == f"{tmp}/proj/k.hip:3:1: error: x"

@@ -146,6 +146,7 @@ def test_doctor_fails_a_mode_whose_spirv_does_not_validate(toolchain: Path) -> N
     assert "mode spirv: not ready (validate failed: spirv-val " in text.stdout
 
 
+@pytest.mark.slow
 def test_doctor_without_device_libraries_is_not_ready_for_native(tmp_path: Path) -> None:
     prefix = Path(provision(tmp_path / "p").prefix)
     env = {"ROCM_SPIRV_CACHE": str(tmp_path / "cache")}
@@ -166,6 +167,7 @@ def test_doctor_without_device_libraries_is_not_ready_for_native(tmp_path: Path)
 
 @pytest.mark.skipif(not distribution_llvms(), reason="no distribution LLVM >= 22 (apt-get install clang-22 lld-22 "
                     "llvm-22 clang-tools-22)")
+@pytest.mark.slow
 def test_a_prefix_whose_llvm_vanished_is_detected_not_trusted(tmp_path: Path) -> None:
     real = distribution_llvms()[0]
     assert real.bindir is not None
@@ -204,6 +206,7 @@ def test_toolchain_list_says_which_compiler_is_chosen_and_why(toolchain: Path) -
     assert f"{toolchain / 'bin' / 'clang++'} (provisioned, clang 22." in text and "<- chosen" in text
 
 
+@pytest.mark.slow
 def test_a_ziglang_prefix_builds_real_hip_without_noise(tmp_path: Path) -> None:
     """The pip-only path: ziglang's clang with stand-ins, same device libraries, runtime and headers."""
     try:

@@ -128,6 +128,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("compare.archs", "archs", "--archs", _archs, None, "the native targets the per-arch build compiles"),
     Setting("compare.reference-arch", "reference_arch", "--reference-arch", _archs, JIT_ESTIMATE_ARCH,
             "the one native target SPIR-V is held against"),
+    Setting("compare.jit-targets", "jit_targets", "--jit-targets", _archs, None,
+            "targets the first-launch JIT proxy measures besides the reference arch"),
     Setting("compare.repeat", "repeat", "--repeat", _repeat, 3, "repeats per variant"),
     Setting("compare.compress", "compress", "--compress", _bool, None,
             "also build with --offload-compress (default: when the compiler supports it)"),

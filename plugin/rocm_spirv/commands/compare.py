@@ -75,6 +75,9 @@ def register(sub: Any) -> None:
     p.add_argument("--no-jit", action="store_true",
                    help="skip measuring the first-launch JIT work on the baseline build (an offline proxy: "
                         "device-library link, opt, llc, ld.lld per HIP source)")
+    p.add_argument("--jit-targets", metavar="GFX[,GFX]",
+                   help="also measure the first-launch JIT work for these targets, separated by , or ; "
+                        "(default: the --reference-arch target alone), from the same baseline build")
     p.add_argument("--compiler", help="clang++ to use (default: discovered)")
     p.add_argument("--launcher", metavar="ccache|sccache|PATH",
                    help="compiler launcher for every variant's build (default: $ROCM_SPIRV_LAUNCHER, else none); "
@@ -118,6 +121,7 @@ def _run(args: argparse.Namespace) -> int:
     native = (planning.parse_archs(args.native_archs, comp.gfx_targets, "--native-archs")
               if args.native_archs is not None else [])
     (baseline,) = planning.parse_archs(args.reference_arch, comp.gfx_targets, "--reference-arch")[:1]
+    jit_targets = planning.parse_jit_targets(args.jit_targets, comp.gfx_targets, baseline)
     scaling = planning.parse_scaling(args.scaling, len(DEFAULT_ARCHS))
     compress = args.compress
     if compress is None:
@@ -128,6 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     variants = planning.variants(archs, native, scaling, compress, baseline)
     setup = Setup(project, comp, args.jobs, wheel=args.wheel, build_isolation=not args.no_build_isolation,
                   defines=defines, targets=tuple(args.targets), jit=not args.no_jit,
+                  jit_targets=tuple(jit_targets[1:]),
                   launcher=resolve_launcher(args.launcher))
     compiler: dict[str, object] = {"path": comp.path, "version": comp.version, "spirv_path": comp.spirv_path,
                 "spirv_flags": comp.spirv_flags}

@@ -12,10 +12,13 @@ machine with the same LLVM, per HIP translation unit of the baseline build:
    `opt -O3`, `llc -O3`, `ld.lld -shared` into a code object.
 
 Only TUs the build compiled are measured (their object file exists): with `--target` the
-compile database still lists every target's sources.
+compile database still lists every target's sources. `--jit-targets` measures more targets from
+the same baseline build: step 1 asks for each target's device code instead of the baseline's.
 
 The runtime's SPIR-V translation and the code object's loading are not included. The code
-objects' kernels are checked against the native build's (`kernels_match`).
+objects' kernels are checked against a native build's of the same target (`kernels_match`,
+`checked_against`): the baseline build's own for the baseline target, any other variant's that
+built the target for the others (none: `kernels_match` stays null).
 """
 
 from __future__ import annotations
@@ -64,13 +67,23 @@ class JitUnit:
 
 @dataclass
 class JitRun:
-    """The proxy over every HIP TU of one baseline build."""
+    """The proxy over every HIP TU of one baseline build, for one target."""
 
     target: str
     units: list[JitUnit] = field(default_factory=list)
     error: str | None = None
     kernels_match: bool | None = None  # the code objects' kernels == the native build's
     missing_kernels: list[str] = field(default_factory=list)  # in the native build, not in the proxy's
+    checked_against: str | None = None  # the variant whose code objects for this target were compared
+
+    def check(self, native_kernels: list[str], against: str) -> None:
+        """Compare the code objects' kernels with a native build's of the same target."""
+        if self.error is not None:
+            return
+        found = {k for u in self.units for k in u.kernels}
+        self.missing_kernels = sorted(set(native_kernels) - found)
+        self.kernels_match = found == set(native_kernels)
+        self.checked_against = against
 
     def per_kernel(self, cpu: bool) -> list[float]:
         """Milliseconds per kernel: each kernel gets its TU's total divided by the TU's kernels."""
@@ -202,8 +215,9 @@ def tool(compiler: str, name: str) -> str:
 
 
 def measure(compiler: str, build: Path, project: Path, target: str, scratch: Path,
-            native_kernels: list[str]) -> JitRun:
-    """The proxy over every HIP TU of a finished baseline build (its compile_commands.json)."""
+            native_kernels: list[str] | None, against: str) -> JitRun:
+    """The proxy over every HIP TU of a finished baseline build (its compile_commands.json), for
+    target; checked against native_kernels (the `against` variant's for target) when given."""
     run = JitRun(target)
     try:
         tools = {n: tool(compiler, n) for n in ("llvm-link", "opt", "llc", "ld.lld")}
@@ -216,9 +230,8 @@ def measure(compiler: str, build: Path, project: Path, target: str, scratch: Pat
     except JitError as err:
         run.error = str(err)
         return run
-    found = {k for u in run.units for k in u.kernels}
-    run.missing_kernels = sorted(set(native_kernels) - found)
-    run.kernels_match = found == set(native_kernels)
+    if native_kernels is not None:
+        run.check(native_kernels, against)
     return run
 
 

@@ -46,6 +46,41 @@ class Artifact:
     entries: dict[str, int] = field(default_factory=dict)  # entry id -> payload bytes
     installed_bytes: int = 0  # a wheel's members unpacked; 0 for build outputs
     kernels: list[str] = field(default_factory=list)  # kernel names in its native code objects
+    # A target's kernels where they differ from `kernels` (arch-conditional code); every other
+    # target of the artifact holds `kernels`. Kept sparse: a library of thousands of kernels
+    # would otherwise list them once per target.
+    target_kernels: dict[str, list[str]] = field(default_factory=dict)
+
+    def kernels_for(self, target: str) -> list[str] | None:
+        """The kernels of the artifact's code objects for target; None when it has none for it."""
+        if target in self.target_kernels:
+            return self.target_kernels[target]
+        # Entry ids end in the target id: hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+
+        targets = {e.rsplit("--", 1)[-1].split(":")[0] for e in self.entries}
+        return self.kernels if target in targets else None
+
+
+# Each baseline JIT metric's figure of one JitRun: (CPU time, per TU, 90th percentile).
+JIT_FIGURES = {
+    "jit_kernel_cpu_ms": (True, False, False),
+    "jit_kernel_cpu_p90_ms": (True, False, True),
+    "jit_kernel_wall_ms": (False, False, False),
+    "jit_kernel_wall_p90_ms": (False, False, True),
+    "jit_unit_cpu_ms": (True, True, False),
+}
+
+
+def jit_figure(j: JitRun | None, key: str) -> float | None:
+    """One JIT metric (a JIT_FIGURES key, or jit_total_cpu_s) of one measurement; None when not measured."""
+    if j is None or j.error is not None:
+        return None
+    if key == "jit_total_cpu_s":
+        return sum(u.total_cpu_s for u in j.units) if j.units else None
+    cpu, unit, q90 = JIT_FIGURES[key]
+    vals = j.per_unit(cpu) if unit else j.per_kernel(cpu)
+    if not vals:
+        return None
+    return p90(vals) if q90 else statistics.median(vals)
 
 
 @dataclass
@@ -56,42 +91,39 @@ class Run:
     artifacts: list[Artifact] = field(default_factory=list)
     build_cpu_s: float = 0.0  # user + system time of the build step's processes alone
     jit: JitRun | None = None  # the baseline build only: the first-launch work, measured offline (jit.py)
-    jit_s: float = 0.0  # wall time the JIT proxy took (not part of the build's times)
+    jit_s: float = 0.0  # wall time the JIT proxy took, every target (not part of the build's times)
+    # The baseline build only: the same proxy for each other --jit-targets target, in their order.
+    jit_others: list[JitRun] = field(default_factory=list)
 
-    def _jit(self, cpu: bool, unit: bool = False, q90: bool = False) -> float | None:
-        if self.jit is None or self.jit.error is not None:
-            return None
-        vals = self.jit.per_unit(cpu) if unit else self.jit.per_kernel(cpu)
-        if not vals:
-            return None
-        return p90(vals) if q90 else statistics.median(vals)
+    @property
+    def jit_runs(self) -> list[JitRun]:
+        """Every target's JIT measurement, the baseline target's first."""
+        return ([self.jit] if self.jit is not None else []) + self.jit_others
 
     @property
     def jit_kernel_cpu_ms(self) -> float | None:
-        return self._jit(cpu=True)
+        return jit_figure(self.jit, "jit_kernel_cpu_ms")
 
     @property
     def jit_kernel_cpu_p90_ms(self) -> float | None:
-        return self._jit(cpu=True, q90=True)
+        return jit_figure(self.jit, "jit_kernel_cpu_p90_ms")
 
     @property
     def jit_kernel_wall_ms(self) -> float | None:
-        return self._jit(cpu=False)
+        return jit_figure(self.jit, "jit_kernel_wall_ms")
 
     @property
     def jit_kernel_wall_p90_ms(self) -> float | None:
-        return self._jit(cpu=False, q90=True)
+        return jit_figure(self.jit, "jit_kernel_wall_p90_ms")
 
     @property
     def jit_unit_cpu_ms(self) -> float | None:
-        return self._jit(cpu=True, unit=True)
+        return jit_figure(self.jit, "jit_unit_cpu_ms")
 
     @property
     def jit_total_cpu_s(self) -> float | None:
         """The whole library's first-launch work (every TU), CPU seconds."""
-        if self.jit is None or self.jit.error is not None or not self.jit.units:
-            return None
-        return sum(u.total_cpu_s for u in self.jit.units)
+        return jit_figure(self.jit, "jit_total_cpu_s")
 
     @property
     def file_bytes(self) -> int:
@@ -198,6 +230,28 @@ class Comparison:
 
     def get(self, name: str) -> VariantResult | None:
         return next((r for r in self.results if r.variant.name == name and r.ok), None)
+
+    def native_kernels(self, target: str) -> tuple[str, list[str]] | None:
+        """(variant, kernels) of the first finished build with native code for target (uncompressed
+        preferred): what the JIT proxy's code objects for target are checked against."""
+        builds = sorted((r for r in self.results if r.ok and r.variant.mode != "spirv" and target in r.variant.archs),
+                        key=lambda r: r.variant.compress)
+        for r in builds:
+            found = [a.kernels_for(target) for a in r.runs[0].artifacts]
+            if any(k is not None for k in found):
+                return r.variant.name, sorted({k for ks in found if ks is not None for k in ks})
+        return None
+
+    def jit_targets(self) -> list[str]:
+        """The targets the JIT proxy measured, the baseline's first."""
+        one = self.get(BASELINE)
+        runs = [j for r in one.runs for j in r.jit_runs] if one is not None else []
+        return list(dict.fromkeys(j.target for j in runs))
+
+    def jit_of(self, target: str) -> list[JitRun]:
+        """Every repeat's JIT measurement for target."""
+        one = self.get(BASELINE)
+        return [j for r in one.runs for j in r.jit_runs if j.target == target] if one is not None else []
 
     def ratio(self, num: str, den: str, attr: str) -> float | None:
         a, b = self.get(num), self.get(den)

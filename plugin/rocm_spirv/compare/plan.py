@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rocm_spirv import offload
 from rocm_spirv.compare.model import DEFAULT_ARCHS, JIT_ESTIMATE_ARCH, Variant
 from rocm_spirv.errors import UserError
 
@@ -20,6 +21,22 @@ def parse_archs(text: str | None, valid: list[str], option: str = "--archs") -> 
         raise UserError(f"unknown GPU target(s) {', '.join(bad)} in {option} for this compiler",
                         f"choose from: {' '.join(valid)}")
     return archs
+
+
+def parse_jit_targets(text: str | None, valid: list[str], baseline: str) -> list[str]:
+    """--jit-targets: GPU names separated by commas or semicolons (offload.py's vocabulary: a
+    processor or generic ISA name, no features, as `-mcpu` takes it) the compiler supports; the
+    baseline first, each once. None (not given) is the baseline alone."""
+    if text is None:
+        return [baseline]
+    names = list(offload.parse_archs(text))
+    if not names:
+        raise UserError(f"--jit-targets {text!r} names no GPU target", "pass e.g. --jit-targets gfx942,gfx1100")
+    bad = [n for n in names if not offload.is_gpu_name(n) or (valid and n not in valid)]
+    if bad:
+        known = f"choose from: {' '.join(valid)}" if valid else "use names like gfx942 or gfx1100 (no :features)"
+        raise UserError(f"unknown GPU target(s) {', '.join(bad)} in --jit-targets for this compiler", known)
+    return list(dict.fromkeys([baseline, *names]))
 
 
 def parse_scaling(text: str | None, available: int) -> list[int]:

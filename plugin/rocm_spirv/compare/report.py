@@ -14,7 +14,7 @@ from rocm_spirv.compare import jit
 from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.metrics import break_even_rows, metrics
 from rocm_spirv.compare.model import Comparison, Spread, VariantResult
-from rocm_spirv.compare.view import check_rows, ratio_stats, reproduction_notes, summary, view
+from rocm_spirv.compare.view import check_rows, jit_targets, ratio_stats, reproduction_notes, summary, view
 from rocm_spirv.fsutil import write_atomic
 from rocm_spirv.jsondoc import schema_id
 from rocm_spirv.resources import templates_dir
@@ -45,6 +45,11 @@ def to_json(c: Comparison) -> dict[str, Any]:
         "overhead": {"wall_s": c.wall_s, "timed_s": c.timed_s, "fraction": c.overhead_fraction},
         "load_average": asdict(c.load_spread) if c.load_spread is not None else None,
         "break_even": [{**asdict(b), "text": b.text} for b in break_even(c)],
+        "jit_targets": [{"target": t.target, "baseline": t.baseline, "method": jit.METHOD, "units": t.units,
+                         "kernels": t.kernels, "stats": {m.key: asdict(sp) for m, sp in t.figures},
+                         "kernels_match": t.kernels_match, "checked_against": t.checked_against,
+                         "missing_kernels": list(t.missing_kernels), "error": t.error}
+                        for t in jit_targets(c)],
         "notes": {
             "break_even": "per metric, the number of native targets at which the per-arch build reaches "
                           "SPIR-V's figure (linear between measured target counts; null: not within "
@@ -62,6 +67,9 @@ def to_json(c: Comparison) -> dict[str, Any]:
                         "the JIT proxy's runs (toolchain files, inspecting artifacts, removing build dirs)",
             "jit_kernel_cpu_ms": "the first launch's work after SPIR-V translation, measured offline per "
                                  "kernel on the baseline build: " + jit.METHOD,
+            "jit_targets": "the same JIT proxy per target (--jit-targets; the reference arch first, the "
+                           "summary's): medians over repeats, and whether its code objects hold the kernels "
+                           "of checked_against's code objects for that target (null: no native build of it)",
         },
         "results": [result(r) for r in c.results],
         "reproduction": c.reproduction.to_json() if c.reproduction is not None else None,

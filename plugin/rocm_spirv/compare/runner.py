@@ -43,6 +43,7 @@ class Setup:
     defines: tuple[str, ...] = ()  # VAR=VALUE cache entries for every variant (-D)
     targets: tuple[str, ...] = ()  # build only these targets (--target); all when empty
     jit: bool = True  # measure the first-launch work on the baseline build (compare/jit.py)
+    jit_targets: tuple[str, ...] = ()  # measure it for these targets too (--jit-targets), from the same build
     launcher: Launcher | None = None  # compiler launcher of every variant's toolchain file (--launcher)
 
 
@@ -174,7 +175,11 @@ def run_once(setup: Setup, variant: Variant, build: Path) -> Run:
             t0 = time.perf_counter()
             native = sorted({k for a in artifacts for k in a.kernels})
             run.jit = jit.measure(setup.compiler.path, build, setup.project, variant.archs[0],
-                                  build / "rocm-spirv-jit", native)
+                                  build / "rocm-spirv-jit", native, variant.name)
+            # Other targets are checked once every variant has built (session.check_jit).
+            run.jit_others = [jit.measure(setup.compiler.path, build, setup.project, t, build / "rocm-spirv-jit",
+                                          None, variant.name)
+                              for t in dict.fromkeys(setup.jit_targets) if t != variant.archs[0]]
             run.jit_s = time.perf_counter() - t0
         return run
     finally:

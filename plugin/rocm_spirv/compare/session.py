@@ -53,8 +53,19 @@ def compare(setup: Setup, plan: list[Variant], repeat: int, compiler: dict[str, 
     t0 = time.perf_counter()
     with work_dir(setup.project) as work:
         _run_all(c, setup, work, repeat, progress)
+    check_jit(c)
     c.wall_s = time.perf_counter() - t0
     return c
+
+
+def check_jit(c: Comparison) -> None:
+    """The JIT proxy's code objects for each --jit-targets target against a native build of that
+    target, where the run has one (the baseline target's are checked against its own build)."""
+    for target in c.jit_targets():
+        native = c.native_kernels(target)
+        for j in c.jit_of(target):
+            if native is not None and j.checked_against is None:
+                j.check(native[1], native[0])
 
 
 @contextmanager

@@ -24,17 +24,19 @@ def artifact(path: Path) -> Artifact | None:
         raise UserError(f"cannot read the build output {path}: {err.strerror or err}",
                         "check the build tree") from None
     entries: dict[str, int] = {}
-    kernels: set[str] = set()
+    by_target: dict[str, set[str]] = {}
     stored = 0
     for f in report.files:
         stored += sum(b.stored_size for b in f.bundles)
         for e in f.device_entries:
             entries[e.id] = entries.get(e.id, 0) + e.size
             if e.code_object is not None:
-                kernels.update(e.code_object.kernels)
+                by_target.setdefault(e.code_object.target, set()).update(e.code_object.kernels)
     if not entries:
         return None
-    return Artifact(str(path), path.stat().st_size, stored, entries, kernels=sorted(kernels))
+    kernels = sorted(set[str]().union(*by_target.values()))
+    differ = {t: sorted(ks) for t, ks in sorted(by_target.items()) if sorted(ks) != kernels}
+    return Artifact(str(path), path.stat().st_size, stored, entries, kernels=kernels, target_kernels=differ)
 
 
 def find_artifacts(build_dir: Path) -> list[Artifact]:

@@ -21,7 +21,7 @@ from rich.table import Table
 from rocm_spirv.compare import jit
 from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.metrics import BY_KEY, Build, Metric, metrics, ratios
-from rocm_spirv.compare.model import Comparison, Spread, VariantResult
+from rocm_spirv.compare.model import Comparison, Spread, VariantResult, jit_figure
 from rocm_spirv.compare.reproduce import Check, Reproduction
 from rocm_spirv.term import esc, fits, plain, table_or_lines
 
@@ -31,22 +31,68 @@ ESTIMATE_NOTE = ("The JIT upper bound is a build time (host compile and header p
                  "measurement; AMD publishes 67-105 ms per kernel at first launch.")
 
 
+@dataclass(frozen=True)
+class JitTarget:
+    """The JIT proxy's figures for one target (medians over repeats), and the check of its kernels."""
+
+    target: str
+    baseline: bool  # the --reference-arch target: the summary's JIT figures and the trade are its
+    units: int
+    kernels: int
+    figures: tuple[tuple[Metric, Spread], ...]  # the baseline-measured metrics, in the table's order
+    kernels_match: bool | None  # every repeat's code objects hold the native build's kernels; None: unchecked
+    checked_against: str | None  # the variant whose code objects for target were compared
+    missing_kernels: tuple[str, ...]
+    error: str | None
+
+    def cell(self, m: Metric) -> str:
+        """The figure of metric m as every view prints it; empty when not measured."""
+        return next((figure(m, sp) for k, sp in self.figures if k.key == m.key), "")
+
+    @property
+    def check(self) -> str:
+        """The kernel check in words, as every view says it."""
+        against = f"{self.checked_against}'s" if self.checked_against else "the native build's"
+        if self.kernels_match:
+            return f"the same kernels as {against} code objects for {self.target}"
+        if self.kernels_match is None:
+            return f"not checked: no native build of {self.target} in this run (add it to --archs)"
+        if self.missing_kernels:
+            return (f"NOT {against} kernels for {self.target} ({len(self.missing_kernels)} missing, e.g. "
+                    f"{', '.join(self.missing_kernels[:3])})")
+        return f"kernels {against} code objects for {self.target} do not list"
+
+
+def jit_targets(c: Comparison) -> list[JitTarget]:
+    """Every target the JIT proxy measured, the baseline's first."""
+    out = []
+    for i, target in enumerate(c.jit_targets()):
+        runs = c.jit_of(target)
+        failed = next((j.error for j in runs if j.error), None)
+        figures = []
+        for m in baseline_metrics(c.kind):
+            vals = [jit_figure(j, m.key) for j in runs]
+            if not failed and vals and all(v is not None for v in vals):
+                figures.append((m, Spread.of([float(v) for v in vals if v is not None])))
+        matches = [j.kernels_match for j in runs]
+        match = False if False in matches else (True if matches and all(matches) else None)
+        j = runs[0]
+        out.append(JitTarget(target, i == 0, len(j.units), len({k for u in j.units for k in u.kernels}),
+                             tuple(figures), match, j.checked_against,
+                             tuple(sorted({k for r in runs for k in r.missing_kernels})), failed))
+    return out
+
+
 def jit_note(c: Comparison) -> str | None:
-    """The measured JIT figures' method, and the check of their kernels, as every view says it."""
-    one = c.get("native-1")
-    runs = [r.jit for r in one.runs if r.jit is not None] if one is not None else []
-    if not runs:
+    """The measured JIT figures' method, and the check of each target's kernels, as every view says it."""
+    targets = jit_targets(c)
+    if not targets:
         return None
-    failed = next((j.error for j in runs if j.error), None)
-    if failed:
-        return f"JIT work not measured: {failed}"
-    j = runs[0]
-    kernels = len({k for u in j.units for k in u.kernels})
-    check = ("the same kernels as the native build's code objects" if j.kernels_match else
-             f"NOT the native build's kernels ({len(j.missing_kernels)} missing, e.g. "
-             f"{', '.join(j.missing_kernels[:3])})" if j.missing_kernels else
-             "kernels the native build's code objects do not list")
-    return (f"JIT figures for {j.target}: {jit.METHOD}. {len(j.units)} TUs, {kernels} kernels, {check}. "
+    parts = [f"{t.target}: not measured: {t.error}" if t.error else
+             f"{t.target}: {t.units} TUs, {t.kernels} kernels, {t.check}" for t in targets]
+    if all(t.error for t in targets):
+        return f"JIT work not measured: {'; '.join(parts)}"
+    return (f"JIT figures for {', '.join(t.target for t in targets)}: {jit.METHOD}. {'; '.join(parts)}. "
             "AMD publishes 67-105 ms per kernel at first launch, translation and loading included.")
 
 
@@ -134,6 +180,11 @@ class View:
     load: str | None
     failures: tuple[tuple[str, str], ...]  # (variant, log tail)
     reproduction: Reproduction | None
+    jit: tuple[JitTarget, ...] = ()  # the JIT proxy per target, the baseline's first
+
+    @property
+    def jit_columns(self) -> tuple[Metric, ...]:
+        return tuple(baseline_metrics(self.build)) if self.jit else ()
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -244,7 +295,7 @@ def view(c: Comparison) -> View:
         summary=tuple(_summary_lines(c, build)), notes=notes,
         break_even=tuple((b.label, b.text) for b in break_even(c)), overhead=overhead, load=load,
         failures=tuple((r.variant.name, r.error) for r in c.results if r.error),
-        reproduction=c.reproduction)
+        reproduction=c.reproduction, jit=tuple(jit_targets(c)))
 
 
 def check_rows(rep: Reproduction) -> list[CheckRow]:
@@ -295,6 +346,19 @@ def stacked_lines(v: View, width: int = PIPE_WIDTH) -> list[str]:
         for parts in groups.values():
             lines += pack(parts, width)
     lines += [f"{s.label}: {s.figure}" for s in v.summary]
+    return lines
+
+
+def jit_lines(v: View, width: int = PIPE_WIDTH) -> list[str]:
+    """The JIT proxy per target (more than one: --jit-targets), each figure whole."""
+    if len(v.jit) < 2:
+        return []  # the baseline's figures are the summary's
+    lines = ["JIT work per target (medians over repeats, ranges):"]
+    for t in v.jit:
+        lines.append(f"  {t.target}{' (reference arch)' if t.baseline else ''}: " +
+                     (f"not measured: {t.error}" if t.error else f"{t.units} TUs, {t.kernels} kernels"))
+        lines += [f"  {ln}" for ln in pack([f"{m.heading(v.build)} {t.cell(m)} ms" for m in v.jit_columns
+                                            if t.cell(m)], width - 2)]
     return lines
 
 
@@ -360,6 +424,8 @@ def print_human(c: Comparison, console: Console, wrote_report: bool = False) -> 
     else:
         for line in stacked_lines(v, width):
             say(line)
+    for line in jit_lines(v, width):
+        say(line)
     for note in v.notes:
         say("\n".join(textwrap.wrap(note, width)))
     say("SPIR-V costs less than a per-arch build of:")

@@ -27,7 +27,8 @@ from rocm_spirv.toolchain.spirv_val import find_spirv_val
 # before took any llvm-spirv on PATH.
 # 7: tools are found by toolchain/programs.py (the bundler beside the resolved compiler, newest
 # distribution LLVM first) and failures told by their first error line.
-PROBE_SCHEMA = 7
+# 8: a compiler's temporary files in a failure line are named $TMPDIR/name (they are gone when read).
+PROBE_SCHEMA = 8
 
 
 @dataclass

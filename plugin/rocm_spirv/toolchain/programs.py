@@ -33,6 +33,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,10 @@ from rocm_spirv.term import traced
 
 PROBE_TIMEOUT = 30.0
 _COUNT = re.compile(r"^\d+ errors? generated", re.IGNORECASE)
+# A compiler's own temporary files are gone by the time anyone reads the line: named from
+# $TMPDIR, they cannot pass for a path the user should look at (a file in a folder
+# under it may be the user's and stays whole).
+_TEMP = re.compile(re.escape(tempfile.gettempdir().rstrip("/")) + r"/(?=[^\s/:'\"]+(?:[\s:'\"]|$))")
 
 
 @dataclass(frozen=True)
@@ -151,4 +156,4 @@ def failure_line(stderr: str, stdout: str = "", returncode: int | None = None) -
     lines = [ln.strip() for ln in (stderr + "\n" + stdout).splitlines() if ln.strip()]
     errors = [ln for ln in lines if "error" in ln.lower() and not _COUNT.match(ln)]
     fallback = f"exit code {returncode}" if returncode is not None else "no output"
-    return (errors or lines or [fallback])[0]
+    return _TEMP.sub("$TMPDIR/", (errors or lines or [fallback])[0])
