@@ -227,3 +227,36 @@ def _all_leaves() -> list[argparse.ArgumentParser]:
     from rocm_spirv.cli import _leaves
 
     return list(_leaves(build_parser()))
+
+
+def test_user_text_reaches_stdout_and_stderr_without_control_characters(tmp_path: Path) -> None:
+    # A folder name may hold any byte but / and NUL: an ESC sequence in it must not drive the terminal
+    # of whoever reads the output, in a result line (stdout) or an error line (stderr).
+    hostile = tmp_path / "proj\x1b[2J\x07"
+    hostile.mkdir()
+    (hostile / "rocm-spirv.toml").write_text('[migrate]\nfail-on = "error"\n')
+    shown = run_cli("config", str(hostile))
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+    assert f"settings file: {tmp_path}/proj?[2J?/rocm-spirv.toml" in shown.stdout
+    missing = run_cli("migrate", str(hostile / "gone\x1b]0;title\x07"))
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert "\x1b" not in missing.stderr and "\x07" not in missing.stderr
+    assert missing.stderr.startswith("rocm-spirv: error: ") and missing.stderr.count("\n") == 1
+    assert "gone?]0;title?" in missing.stderr
+
+
+def test_one_width_for_prose_in_a_pipe_and_values_past_it_whole(tmp_path: Path) -> None:
+    # In a pipe, remedies wrap at term.PIPE_WIDTH; a diagnostic line carrying a long path is longer
+    # than that and stays on one line, in the text format and in the table format's fallback.
+    deep = tmp_path / ("a_rather_long_folder_name_" * 4) / "sub"
+    deep.mkdir(parents=True)
+    (deep / "CMakeLists.txt").write_text("set(GPU_TARGETS gfx90a gfx942)\n")
+    for fmt in ("text", "table"):
+        done = run_cli("migrate", str(tmp_path), "--output-format", fmt)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        diag = [ln for ln in lines if ln.startswith(f"{deep.relative_to(tmp_path)}/CMakeLists.txt:1:")]
+        assert len(diag) == 1 and len(diag[0]) > 80, done.stdout
+        prose = [ln for ln in lines if ln.startswith("    ")]  # the wrapped remedies
+        assert prose and max(len(ln) for ln in prose) <= 80, done.stdout

@@ -33,7 +33,7 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("rocm-spirv").strip()
         where = f"{command}: " if command else ""
-        print(f"rocm-spirv: error: {where}{message}; {self.remedy(message)}", file=sys.stderr)
+        term.complain("error", f"{where}{message}; {self.remedy(message)}")
         raise SystemExit(2)
 
     def remedy(self, message: str) -> str:
@@ -142,7 +142,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         code: int = args.func(args)
     except RocmSpirvError as err:
-        print(f"rocm-spirv: error: {err.line()}", file=sys.stderr)
+        term.complain("error", err.line())
         return err.exit_code
     except BrokenPipeError:
         # The reader went away (| head): nothing more to say, and nothing to say it to.
@@ -150,7 +150,7 @@ def _main(argv: Sequence[str] | None) -> int:
             sys.stderr.close()
         return 1
     except OSError as err:
-        print(f"rocm-spirv: error: {os_error(err).line()}", file=sys.stderr)
+        term.complain("error", os_error(err).line())
         return 2
     except UnicodeDecodeError as err:  # where a reader did not say which file itself
         print(f"rocm-spirv: error: an input file is not {err.encoding} text (byte 0x{err.object[err.start]:02x} "

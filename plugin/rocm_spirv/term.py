@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 import time
 from collections.abc import Collection, Sequence
@@ -35,12 +36,37 @@ class Output:
 
 
 OUTPUT = Output()
+PIPE_WIDTH = 80  # a pipe or a CI log: prose wraps here; a value longer than the line is never cut
+MIN_TERMINAL_WIDTH = 60  # prose narrower than this reads worse than a line the terminal wraps
+
+
+def width(stderr: bool = False) -> int:
+    """The one width prose wraps to: the terminal's (at least MIN_TERMINAL_WIDTH) on a terminal,
+    PIPE_WIDTH in a pipe or a CI log. Values (paths, ids, figures) are never cut to it."""
+    if (sys.stderr if stderr else sys.stdout).isatty():
+        return max(MIN_TERMINAL_WIDTH, shutil.get_terminal_size((PIPE_WIDTH, 24)).columns)
+    return PIPE_WIDTH
+
+
+def say(text: object = "", end: str = "\n") -> None:
+    """One piece of human output on stdout (results, not progress: -q keeps it). Every line a command
+    prints for people goes here or through a console(), so user text in it (paths, compiler
+    messages, names read from files) is shown as plain(): a control character is '?', never a
+    terminal escape."""
+    sys.stdout.write(plain(text) + end)
+    sys.stdout.flush()
 
 
 def note(message: str) -> None:
     """Progress or a remark for a person, on stderr (stdout stays the result); silent under -q."""
     if not OUTPUT.quiet:
         print(f"rocm-spirv: {message}", file=sys.stderr, flush=True)
+
+
+def complain(severity: Literal["error", "warning"], message: str) -> None:
+    """`rocm-spirv: error: <cause>; <remedy>` (or a warning), one line on stderr, never silenced by
+    -q. The cause often quotes user text (a path, a typed argument): shown as plain()."""
+    print(f"rocm-spirv: {severity}: {plain(message)}", file=sys.stderr, flush=True)
 
 
 def progress_wanted() -> bool:
@@ -117,13 +143,15 @@ def esc(text: object) -> str:
     return escape(plain(text))
 
 
-def console(stderr: bool = False, width: int | None = None) -> Console:
-    """A Console that never turns `:name:` in user text into an emoji; 160 columns when piped."""
-    stream = sys.stderr if stderr else sys.stdout
+def console(stderr: bool = False, columns: int | None = None) -> Console:
+    """A Console that never turns `:name:` in user text into an emoji. In a pipe it is PIPE_WIDTH
+    wide, as plain output, and never breaks a printed line itself (soft wrap): a path longer than
+    the line stays whole on its line."""
+    piped = not (sys.stderr if stderr else sys.stdout).isatty()
     color = OUTPUT.color
     no_color = True if color == "never" else False if color == "always" else bool(os.environ.get("NO_COLOR"))
-    return Console(stderr=stderr, emoji=False, width=width or (None if stream.isatty() else 160),
-                   no_color=no_color, force_terminal=True if color == "always" else None)
+    return Console(stderr=stderr, emoji=False, width=columns or (PIPE_WIDTH if piped else None),
+                   soft_wrap=piped, no_color=no_color, force_terminal=True if color == "always" else None)
 
 
 def traced(argv: Sequence[object], cwd: object = None) -> Traced:

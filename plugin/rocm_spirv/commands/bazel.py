@@ -9,6 +9,7 @@ from typing import Any
 from rocm_spirv import jsondoc
 from rocm_spirv.bazel import DEFAULT_OUTPUT, generate, workspace_root, workspace_snippet
 from rocm_spirv.commands import flags
+from rocm_spirv.term import say
 
 
 def register(sub: Any) -> None:
@@ -34,9 +35,9 @@ def _generate(args: argparse.Namespace) -> int:
             "default_archs": cfg.default_archs, "workspace": workspace_snippet(out, workspace_root(Path.cwd()))}))
         return 0
     spirv = "amdgcnspirv " + " ".join(cfg.spirv_flags) if cfg.spirv_flags is not None else "no SPIR-V"
-    print(f"{out}: @rocm_spirv for {cfg.compiler} (clang {cfg.clang_version}, {spirv.strip()}, "
+    say(f"{out}: @rocm_spirv for {cfg.compiler} (clang {cfg.clang_version}, {spirv.strip()}, "
           f"{len(cfg.gfx_targets)} gfx targets)")
-    print("Add to WORKSPACE (the rules_* lines keep Bazel 4 offline; drop them if you fetch those):")
-    print(workspace_snippet(out, workspace_root(Path.cwd())), end="")
-    print("Build with --@rocm_spirv//:offload=spirv|native|hybrid --@rocm_spirv//:archs=gfx90a,gfx942")
+    say("Add to WORKSPACE (the rules_* lines keep Bazel 4 offline; drop them if you fetch those):")
+    say(workspace_snippet(out, workspace_root(Path.cwd())), end="")
+    say("Build with --@rocm_spirv//:offload=spirv|native|hybrid --@rocm_spirv//:archs=gfx90a,gfx942")
     return 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_spirv import config, jsondoc
+from rocm_spirv.term import say
 
 
 def register(sub: Any) -> None:
@@ -27,9 +28,9 @@ def _run(args: argparse.Namespace) -> int:
             "settings": [{"key": s.key, "value": v, "source": src, "flag": s.flag, "help": s.help}
                          for s, v, src in rows]}))
         return 0
-    print(f"settings file: {found if found else 'none (defaults only)'}")
+    say(f"settings file: {found if found else 'none (defaults only)'}")
     for s, value, source in rows:
         where = f"from {found.name}" if source == "file" and found else (
             f"from ${s.env}" if source == "environment" else "default")
-        print(f"{s.key} = {json.dumps(value)}  ({where}; {s.flag} wins)")
+        say(f"{s.key} = {json.dumps(value)}  ({where}; {s.flag} wins)")
     return 0

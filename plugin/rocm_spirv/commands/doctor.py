@@ -11,6 +11,7 @@ from rocm_spirv import jsondoc
 from rocm_spirv.doctor import PROGRAM, diagnose, native_arch
 from rocm_spirv.errors import UserError
 from rocm_spirv.offload import MODES, Mode, spirv_device_flags
+from rocm_spirv.term import say
 from rocm_spirv.toolchain import programs
 from rocm_spirv.toolchain.cachecheck import CacheCheck, check_all
 from rocm_spirv.toolchain.choose import probe_all
@@ -56,22 +57,22 @@ def _run(args: argparse.Namespace) -> int:
     # Plain lines, not a table: paths and remedies stay whole in a pipe or an 80-column log.
     width = max(len(c.name) for c in d.checks)
     for c in d.checks:
-        print(f"{'ok' if c.ok else 'MISSING':7} {c.name:{width}}  {c.detail}")
+        say(f"{'ok' if c.ok else 'MISSING':7} {c.name:{width}}  {c.detail}")
         if not c.ok:
-            print(f"{'':7} {'':{width}}  remedy: {c.remedy}")
+            say(f"{'':7} {'':{width}}  remedy: {c.remedy}")
     for m in d.modes:
         if m.ready:
-            print(f"mode {m.mode}: ready ({m.detail})")
+            say(f"mode {m.mode}: ready ({m.detail})")
         else:
             where = f"{m.step} failed: " if m.step else ""
-            print(f"mode {m.mode}: not ready ({where}{m.detail})\n  remedy: {m.remedy}")
+            say(f"mode {m.mode}: not ready ({where}{m.detail})\n  remedy: {m.remedy}")
     for name in CACHE_TOOLS:
         found = next((la.path for la in launchers if la.kind == name), None)
-        print(f"launcher {name}: {found or f'not found (pip install {PYPI[name]})'}")
+        say(f"launcher {name}: {found or f'not found (pip install {PYPI[name]})'}")
     for cc in caches:
-        print(f"cache {cc.launcher} {cc.mode}: {'caches HIP compiles' if cc.ok else 'NOT caching'} ({cc.detail})")
+        say(f"cache {cc.launcher} {cc.mode}: {'caches HIP compiles' if cc.ok else 'NOT caching'} ({cc.detail})")
     if not all(m.ready for m in d.modes if m.mode in required):
-        print(f"not ready: {', '.join(m.mode for m in d.modes if m.mode in required and not m.ready)} "
+        say(f"not ready: {', '.join(m.mode for m in d.modes if m.mode in required and not m.ready)} "
               f"(--require {','.join(sorted(required))})")
     return 0 if ok else 1
 

@@ -6,7 +6,6 @@ import argparse
 import io
 import json
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from rocm_spirv.migrate.oracle.run import Configured, Oracle
 from rocm_spirv.migrate.report import print_table, to_json, write_statistics, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
-from rocm_spirv.term import console, note
+from rocm_spirv.term import complain, console, note, say, width
 from rocm_spirv.toolchain.choose import resolve
 
 MAX_BASELINE = 64 << 20  # fingerprints of a million findings
@@ -148,11 +147,11 @@ def _run(args: argparse.Namespace) -> int:
     elif args.statistics:
         write_statistics(sys.stdout, result)
     elif args.format == "table":
-        print_table(console(), result, mode, changed, _width())
+        print_table(console(), result, mode, changed, width())
     else:
-        write_text(sys.stdout, result, mode, changed, verdict, gate, _width())
+        write_text(sys.stdout, result, mode, changed, verdict, gate, width())
         if outcome is not None:
-            print(outcome.line())
+            say(outcome.line())
     if args.check:  # a file it could not read is a file it could not check
         return 1 if verdict.failing or result.errors else 0
     return 0
@@ -167,7 +166,7 @@ def _oracle(args: argparse.Namespace, base: Path, result: ScanResult) -> Configu
     outcome = oracle.run()
     if outcome.failure:
         if args.format != "text":  # the text report's last line says it; JSON and SARIF keep stdout data
-            print(f"rocm-spirv: warning: {outcome.failure}; static findings only", file=sys.stderr)
+            complain("warning", f"{outcome.failure}; static findings only")
         return Configured(outcome, 0, 0)
     both, only = merge(result, outcome.findings, lambda rel: oracle.text(str(base / rel)))
     return Configured(outcome, both, only)
@@ -193,8 +192,3 @@ def _baseline(path: Path | None) -> frozenset[str] | None:
     return gating.read_baseline(text, str(path))
 
 
-def _width() -> int:
-    """The terminal's width on a terminal (at least 60); 80 in a pipe or a CI log."""
-    if sys.stdout.isatty():
-        return max(60, shutil.get_terminal_size((80, 24)).columns)
-    return 80

@@ -14,6 +14,7 @@ from rocm_spirv.generate.ownership import plan_write, stamp, write_planned
 from rocm_spirv.generate.presets import TOOLCHAIN_DIR, merge, toolchain_file_name
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.offload import MODES, parse_archs
+from rocm_spirv.term import say
 from rocm_spirv.toolchain.choose import resolve
 from rocm_spirv.toolchain.launcher import resolve_launcher
 
@@ -96,14 +97,14 @@ def _generate(args: argparse.Namespace) -> int:
                           "toolchain_files": {m: str((out.parent / toolchain_file_name(m)).absolute()) for m in MODES},
                           "written": written}))
         return 0
-    print(f"{out}: added {', '.join(merged.added) or 'nothing'}"
+    say(f"{out}: added {', '.join(merged.added) or 'nothing'}"
           + (f"; updated: {', '.join(merged.updated)}" if merged.updated else "")
           + (f"; already there: {', '.join(merged.unchanged)}" if merged.unchanged else ""))
     if merged.kept:
-        print(f"  kept as you edited them: {', '.join(merged.kept)} (delete one to have it generated again)")
+        say(f"  kept as you edited them: {', '.join(merged.kept)} (delete one to have it generated again)")
     if merged.version_raised_from is not None:
-        print(f"  presets version raised from {merged.version_raised_from} to 3 (toolchainFile needs it)")
-    print(f"  toolchain files in {tc_dir} (machine-specific, git-ignored)")
+        say(f"  presets version raised from {merged.version_raised_from} to 3 (toolchainFile needs it)")
+    say(f"  toolchain files in {tc_dir} (machine-specific, git-ignored)")
     first = merged.added[0] if merged.added else (merged.unchanged[0] if merged.unchanged else "spirv")
-    print(f"  try: cmake --preset {first} && cmake --build --preset {first}")
+    say(f"  try: cmake --preset {first} && cmake --build --preset {first}")
     return 0

@@ -12,7 +12,7 @@ from rocm_spirv.errors import UserError
 from rocm_spirv.generate.ownership import plan_write, state_of, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.offload import MODES, parse_archs
-from rocm_spirv.term import note
+from rocm_spirv.term import note, say
 from rocm_spirv.toolchain.choose import choose, probe_all, resolve
 from rocm_spirv.toolchain.launcher import resolve_launcher
 from rocm_spirv.toolchain.paths import default_prefix
@@ -66,17 +66,17 @@ def _list(args: argparse.Namespace) -> int:
     # A list, not a table: paths stay whole in a pipe or an 80-column log.
     for r in results:
         mark = "  <- chosen" if r is best else ""
-        print(f"{r.path} ({r.source}, clang {r.version or '?'}){mark}")
-        print(f"    HIP: {'yes' if r.hip else 'no'}, amdgcnspirv: {r.spirv_path or 'no'}, "
+        say(f"{r.path} ({r.source}, clang {r.version or '?'}){mark}")
+        say(f"    HIP: {'yes' if r.hip else 'no'}, amdgcnspirv: {r.spirv_path or 'no'}, "
               f"gfx targets: {len(r.gfx_targets)}, complete ROCm 7 toolchain: {'yes' if r.complete else 'no'}")
         for h in r.hip_headers:
-            print(f"    HIP headers {h.version}: {h.include_dir}")
+            say(f"    HIP headers {h.version}: {h.include_dir}")
         if r.llvm:
-            print(f"    wraps {r.llvm}")
+            say(f"    wraps {r.llvm}")
         for e in r.errors:
-            print(f"    problem: {e}")
+            say(f"    problem: {e}")
     if best is None:
-        print("chosen: none (no HIP-capable clang++; run `rocm-spirv doctor` for the remedy)")
+        say("chosen: none (no HIP-capable clang++; run `rocm-spirv doctor` for the remedy)")
     return 0
 
 
@@ -88,11 +88,11 @@ def _provision(args: argparse.Namespace) -> int:
     else:
         state = "provisioned" if result.changed else "already up to date"
         m = result.manifest
-        print(f"{result.prefix}: {state}")
-        print(f"  clang {m.llvm_version} ({m.llvm_kind} LLVM, {m.llvm_clang})")
-        print(f"  why this LLVM: {m.llvm_why}")
-        print(f"  HIP {m.hip_version}; device libraries for {len(m.gfx_targets)} targets")
-        print(f"  CMAKE_HIP_COMPILER / CMAKE_CXX_COMPILER: {result.prefix}/bin/clang++")
+        say(f"{result.prefix}: {state}")
+        say(f"  clang {m.llvm_version} ({m.llvm_kind} LLVM, {m.llvm_clang})")
+        say(f"  why this LLVM: {m.llvm_why}")
+        say(f"  HIP {m.hip_version}; device libraries for {len(m.gfx_targets)} targets")
+        say(f"  CMAKE_HIP_COMPILER / CMAKE_CXX_COMPILER: {result.prefix}/bin/clang++")
     return 0
 
 
@@ -123,5 +123,5 @@ def _generate(args: argparse.Namespace) -> int:
             "native_archs": list(req.native_archs), "compiler": tc.compiler,
             "launcher": req.launcher.to_json() if req.launcher else None, "changed": changed}))
     else:
-        print(out.absolute())
+        say(out.absolute())
     return 0

@@ -11,6 +11,7 @@ from rocm_spirv.commands import flags
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import read_regular
 from rocm_spirv.inspect.base import FormatError
+from rocm_spirv.term import say
 from rocm_spirv.wheel import metadata, repair
 
 MAX_TARGETS = 16 << 20  # a line per target: megabytes would be thousands of targets
@@ -71,7 +72,7 @@ def _metadata(args: argparse.Namespace) -> int:
         print(jsondoc.dumps("wheel metadata", {"wheels": [{"wheel": str(w), "record": r} for w, r in records]}))
     else:
         for w, r in records:
-            print("\n".join(metadata.describe(w, r)))
+            say("\n".join(metadata.describe(w, r)))
     return 0
 
 
@@ -116,5 +117,5 @@ def _repair(args: argparse.Namespace) -> int:
                                       "repaired": [str(p) for p in r.written]} for r in done]}))
     else:
         for r in failed:
-            print(f"rocm-spirv: auditwheel repair failed for {r.wheel} (exit {r.returncode}; its output is above)")
+            say(f"rocm-spirv: auditwheel repair failed for {r.wheel} (exit {r.returncode}; its output is above)")
     return 1 if failed else 0

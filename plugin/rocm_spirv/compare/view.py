@@ -23,9 +23,7 @@ from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.metrics import BY_KEY, Build, Metric, metrics, ratios
 from rocm_spirv.compare.model import Comparison, Spread, VariantResult, jit_figure
 from rocm_spirv.compare.reproduce import Check, Reproduction
-from rocm_spirv.term import esc, fits, plain, table_or_lines
-
-PIPE_WIDTH = 80
+from rocm_spirv.term import PIPE_WIDTH, esc, fits, plain, table_or_lines
 
 ESTIMATE_NOTE = ("The JIT upper bound is a build time (host compile and header parsing included), not a GPU "
                  "measurement; AMD publishes 67-105 ms per kernel at first launch.")

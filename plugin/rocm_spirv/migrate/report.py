@@ -12,11 +12,10 @@ from rich.table import Table
 from rocm_spirv.jsondoc import schema_id
 from rocm_spirv.migrate.findings import Finding, ScanResult
 from rocm_spirv.migrate.gate import TOOLCHAIN_HANDLED, Gate, Verdict, fingerprints
-from rocm_spirv.term import columns, esc, plain, table_or_lines
+from rocm_spirv.term import PIPE_WIDTH, columns, esc, plain, table_or_lines
 
 JSON_SCHEMA_ID = schema_id("migrate")
 _STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
-WIDTH = 80
 
 
 def summary(result: ScanResult) -> dict[str, Any]:
@@ -71,7 +70,7 @@ def finding_lines(f: Finding, width: int, markup: bool = False) -> list[str]:
 
 
 def write_text(out: TextIO, result: ScanResult, mode: str, changed: list[str], verdict: Verdict, gate: Gate,
-               width: int = WIDTH) -> None:
+               width: int = PIPE_WIDTH) -> None:
     """`path:line:col: severity: message [RSMxxx]` per finding (one line, whole, for editors and CI
     problem matchers), the remedy wrapped under it, then one summary line."""
     for f in result.remaining:
@@ -97,7 +96,7 @@ def write_text(out: TextIO, result: ScanResult, mode: str, changed: list[str], v
         out.write(f"--apply would change {len(changed)} CMake file(s); --diff shows how\n")
 
 
-def print_table(console: Console, result: ScanResult, mode: str, changed: list[str], width: int = WIDTH) -> None:
+def print_table(console: Console, result: ScanResult, mode: str, changed: list[str], width: int = PIPE_WIDTH) -> None:
     """The findings as a table on a terminal wide enough for every value whole; else (narrower, or a
     pipe) as the text format's lines, colored the same, so nothing is folded or cut (term.table_or_lines)."""
     remaining = result.remaining

@@ -30,6 +30,7 @@ from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import read_regular
 from rocm_spirv.generate.ownership import plan_write, write_planned
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
+from rocm_spirv.term import complain
 from rocm_spirv.toolchain.choose import resolve
 from rocm_spirv.toolchain.launcher import ENV as LAUNCHER_ENV
 from rocm_spirv.toolchain.launcher import resolve_launcher
@@ -53,7 +54,7 @@ MAX_PYPROJECT = 1 << 20  # a pyproject.toml is a few KiB; more is not one to rea
 
 def _fail(line: str) -> NoReturn:
     """Before CMake starts, in pip's output: one line with the cause and the remedy, exit 2."""
-    print(f"rocm-spirv: error: {line}", file=sys.stderr)
+    complain("error", line)
     raise SystemExit(2)
 
 
