@@ -117,10 +117,10 @@ def _run(args: argparse.Namespace) -> int:
     comp = choose(probe_all(args.compiler, None))
     if comp is None or not comp.can_spirv:
         raise UserError("no compiler that can emit amdgcnspirv", "run `rocm-spirv doctor` for the remedy")
-    archs = planning.parse_archs(args.archs, comp.gfx_targets)
-    native = (planning.parse_archs(args.native_archs, comp.gfx_targets, "--native-archs")
+    archs = planning.arch_option(args.archs, comp.gfx_targets)
+    native = (planning.arch_option(args.native_archs, comp.gfx_targets, "--native-archs")
               if args.native_archs is not None else [])
-    (baseline,) = planning.parse_archs(args.reference_arch, comp.gfx_targets, "--reference-arch")[:1]
+    (baseline,) = planning.arch_option(args.reference_arch, comp.gfx_targets, "--reference-arch")[:1]
     jit_targets = planning.parse_jit_targets(args.jit_targets, comp.gfx_targets, baseline)
     scaling = planning.parse_scaling(args.scaling, len(DEFAULT_ARCHS))
     compress = args.compress

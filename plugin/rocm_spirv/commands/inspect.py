@@ -20,8 +20,8 @@ from rocm_spirv.inspect.base import (
     human_size,
     parse_size,
 )
+from rocm_spirv.inspect.model import InputReport
 from rocm_spirv.inspect.render import Detail, print_human, write_json
-from rocm_spirv.inspect.report import InputReport
 from rocm_spirv.inspect.require import check, parse_requirement
 from rocm_spirv.inspect.scan import Sink, inspect_path
 from rocm_spirv.inspect.validate import distinct_modules, rejected, spirv_val, validate

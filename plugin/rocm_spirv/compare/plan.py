@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
-
 from rocm_spirv import offload
 from rocm_spirv.compare.model import DEFAULT_ARCHS, JIT_ESTIMATE_ARCH, Variant
 from rocm_spirv.errors import UserError
 
 
-def parse_archs(text: str | None, valid: list[str], option: str = "--archs") -> list[str]:
-    """Targets separated by commas, semicolons or spaces; None (not given) is the default list."""
+def arch_option(text: str | None, valid: list[str], option: str = "--archs") -> list[str]:
+    """A target-list option's value, checked against the compiler's targets: offload.parse_archs's
+    separators (commas, semicolons) and spaces; None (not given) is the default list."""
     if text is None:
         return DEFAULT_ARCHS[:8]
-    archs = [a for a in re.split(r"[,;\s]+", text) if a]
+    archs = [a for word in text.split() for a in offload.parse_archs(word)]
     if not archs:
         raise UserError(f"{option} {text!r} names no GPU target", f"pass e.g. {option} gfx90a,gfx942, or leave it out")
     bad = [a for a in archs if valid and a not in valid]

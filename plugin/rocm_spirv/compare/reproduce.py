@@ -20,12 +20,12 @@ from rocm_spirv.compare.metrics import metrics, ratio_spec
 from rocm_spirv.compare.model import Comparison, Spread
 from rocm_spirv.errors import UserError
 
-RATIO_VARIANT = "ratio"  # the Check.variant of a summary ratio
+RATIO_VARIANT = "ratio"  # the MetricCheck.variant of a summary ratio
 MISS_RATE = 0.05  # each timing interval is a 95 % one
 
 
 @dataclass(frozen=True)
-class Check:
+class MetricCheck:
     variant: str
     metric: str
     size: bool  # a size (or a ratio of sizes): exact, no chance allowance
@@ -71,10 +71,10 @@ class Reproduction:
     """The verdict of --against, typed from the checks to every view."""
 
     against: str
-    checks: tuple[Check, ...]
+    checks: tuple[MetricCheck, ...]
 
     @property
-    def sizes(self) -> list[Check]:
+    def sizes(self) -> list[MetricCheck]:
         return [c for c in self.checks if c.size and c.judged]
 
     @property
@@ -83,7 +83,7 @@ class Reproduction:
         return any(c.n == 1 or c.earlier_n == 1 for c in self.checks if not c.size)
 
     @property
-    def timings(self) -> list[Check]:
+    def timings(self) -> list[MetricCheck]:
         """The timing checks the verdict counts: the CPU-time ratios (none with a one-repeat side)."""
         if self.single_repeat:
             return []
@@ -148,14 +148,14 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-def _check(variant: str, metric: str, size: bool, s: dict[str, Any], now: Spread, judged: bool) -> Check:
-    return Check(variant, metric, size, s["median"], s["low"], s["high"],
+def _check(variant: str, metric: str, size: bool, s: dict[str, Any], now: Spread, judged: bool) -> MetricCheck:
+    return MetricCheck(variant, metric, size, s["median"], s["low"], s["high"],
                  s.get("expected_low"), s.get("expected_high"), now.median, judged, int(s.get("n", 0)), now.n)
 
 
-def checks(earlier: dict[str, Any], now: Comparison) -> list[Check]:
+def checks(earlier: dict[str, Any], now: Comparison) -> list[MetricCheck]:
     before = {r["variant"]["name"]: r["stats"] for r in earlier.get("results", []) if r.get("ok")}
-    out: list[Check] = []
+    out: list[MetricCheck] = []
     for r in now.results:
         stats = before.get(r.variant.name)
         if not r.ok or stats is None:
@@ -176,7 +176,7 @@ def checks(earlier: dict[str, Any], now: Comparison) -> list[Check]:
     return out
 
 
-def judge(path: Path, found: list[Check]) -> Reproduction:
+def judge(path: Path, found: list[MetricCheck]) -> Reproduction:
     return Reproduction(str(path), tuple(found))
 
 
@@ -192,7 +192,7 @@ def allowed_misses(k: int, rate: float = MISS_RATE) -> int:
     return k
 
 
-def timing_drift(found: list[Check]) -> float | None:
+def timing_drift(found: list[MetricCheck]) -> float | None:
     """How much faster (< 0) or slower (> 0) this run's builds were, as the median over variants
     of this run's build-time median against the earlier one."""
     rel = [c.median / c.earlier_median - 1 for c in found

@@ -22,7 +22,7 @@ from rocm_spirv.compare import jit
 from rocm_spirv.compare.breakeven import break_even
 from rocm_spirv.compare.metrics import BY_KEY, Build, Metric, metrics, ratios
 from rocm_spirv.compare.model import Comparison, Spread, VariantResult, jit_figure
-from rocm_spirv.compare.reproduce import Check, Reproduction
+from rocm_spirv.compare.reproduce import MetricCheck, Reproduction
 from rocm_spirv.term import PIPE_WIDTH, esc, fits, plain, table_or_lines
 
 ESTIMATE_NOTE = ("The JIT upper bound is a build time (host compile and header parsing included), not a GPU "
@@ -260,7 +260,7 @@ def _row(r: VariantResult, shown: list[Metric]) -> Row:
     return Row(r.variant.name, tuple(r.variant.offload_archs), cells)
 
 
-def _check_row(ch: Check, rep: Reproduction) -> CheckRow:
+def _check_row(ch: MetricCheck, rep: Reproduction) -> CheckRow:
     spec = (".3f" if ch.ratio else ",.0f") if ch.size else ".2f"
     earlier = format(ch.earlier_median, spec)
     if not ch.size:

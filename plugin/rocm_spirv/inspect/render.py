@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Literal
 
 from rocm_spirv.inspect.base import human_size
-from rocm_spirv.inspect.report import KIND_LABELS, Entry, FileReport, InputReport, totals
+from rocm_spirv.inspect.model import KIND_LABELS, Entry, FileReport, InputReport, totals
 from rocm_spirv.inspect.require import Failure, Requirement
 from rocm_spirv.jsondoc import schema_id
 from rocm_spirv.term import columns, plain

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rocm_spirv.errors import UserError
-from rocm_spirv.inspect.report import CODE_OBJECT, SPIRV, Entry, FileReport
+from rocm_spirv.inspect.model import CODE_OBJECT, SPIRV, Entry, FileReport
 from rocm_spirv.offload import is_gpu_name
 
 MODES = ("spirv-only", "native", "hybrid")

@@ -12,7 +12,7 @@ from typing import IO
 from rocm_spirv.fsutil import open_regular
 from rocm_spirv.inspect import archive, bundle, codeobject, elf, offloadbinary, spirv, wheel
 from rocm_spirv.inspect.base import DEFAULT_LIMITS, Budget, Buffer, FileMap, FormatError, Limits, NotBinary, release
-from rocm_spirv.inspect.report import (
+from rocm_spirv.inspect.model import (
     BITCODE,
     CODE_OBJECT,
     HOST,

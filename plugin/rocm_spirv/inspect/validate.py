@@ -8,7 +8,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from rocm_spirv.inspect.report import SPIRV, Entry, FileReport, Validation
+from rocm_spirv.inspect.model import SPIRV, Entry, FileReport, Validation
 from rocm_spirv.inspect.require import Failure
 from rocm_spirv.term import traced
 from rocm_spirv.toolchain.paths import default_prefix

@@ -27,7 +27,10 @@ STAGED = ".rocm-spirv-staged"
 
 
 @dataclass(frozen=True)
-class Entry:
+class JournalEntry:
+    """One file of an --apply commit as the journal records it: the next run rolls a killed commit back
+    or finishes it from these."""
+
     path: str  # relative, as reported
     real: str  # the file that changes (a symlink's target)
     staged: str
@@ -54,7 +57,7 @@ def _check_unchanged(rel: str, real: Path, stamp: Stamp) -> None:
                         "nothing was written", "run migrate --apply again once nobody edits it")
 
 
-def _write_journal(journal: Path, state: str, entries: list[Entry]) -> None:
+def _write_journal(journal: Path, state: str, entries: list[JournalEntry]) -> None:
     write_atomic(journal, json.dumps({"state": state, "files": [asdict(e) for e in entries]}, indent=1) + "\n")
 
 
@@ -64,7 +67,7 @@ def apply_all(base: Path, changes: dict[str, tuple[bytes, bytes]], stamps: dict[
     if journal.exists():
         raise UserError(f"an earlier migrate --apply in {base} did not finish ({journal})",
                         "run rocm-spirv migrate --apply again: it finishes or rolls that back first")
-    entries: list[Entry] = []
+    entries: list[JournalEntry] = []
     targets = {}
     inside = Path(os.path.realpath(base))
     for rel in order:
@@ -81,7 +84,7 @@ def apply_all(base: Path, changes: dict[str, tuple[bytes, bytes]], stamps: dict[
         targets[rel] = target
         old, new = changes[rel]
         staged = target.path.parent / f".{target.path.name}{STAGED}"
-        entries.append(Entry(rel, str(target.path), str(staged), _sha(old), _sha(new)))
+        entries.append(JournalEntry(rel, str(target.path), str(staged), _sha(old), _sha(new)))
     try:
         _write_journal(journal, "staging", entries)
         for e in entries:
@@ -128,7 +131,7 @@ def apply_all(base: Path, changes: dict[str, tuple[bytes, bytes]], stamps: dict[
 _DEFERRED = {signal.SIGTERM, signal.SIGINT}
 
 
-def _roll_back(entries: list[Entry]) -> None:
+def _roll_back(entries: list[JournalEntry]) -> None:
     for e in entries:
         Path(e.staged).unlink(missing_ok=True)
 
@@ -147,7 +150,7 @@ def recover(base: Path) -> str | None:
     try:
         doc = json.loads(journal.read_text(encoding="utf-8"))
         state = doc["state"]
-        entries = [Entry(**e) for e in doc["files"]]
+        entries = [JournalEntry(**e) for e in doc["files"]]
     except (ValueError, KeyError, TypeError):
         raise UserError(f"{journal} is damaged, so an interrupted migrate --apply cannot be finished",
                         "check the CMake files it lists (git diff), then delete it") from None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rocm_spirv import settings
 from rocm_spirv.inspect.base import FormatError, NotBinary
-from rocm_spirv.inspect.report import SPIRV
+from rocm_spirv.inspect.model import SPIRV
 from rocm_spirv.inspect.scan import Sink, inspect_path
 from rocm_spirv.inspect.validate import validate
 from rocm_spirv.offload import DEVICE_DEBUG_ENV

@@ -12,7 +12,7 @@ from rocm_spirv import __version__
 from rocm_spirv.fsutil import sha256_file
 from rocm_spirv.generate.ownership import plan_record, write_planned
 from rocm_spirv.inspect.base import FormatError
-from rocm_spirv.inspect.report import SPIRV, Entry, FileReport
+from rocm_spirv.inspect.model import SPIRV, Entry, FileReport
 from rocm_spirv.inspect.scan import inspect_path
 from rocm_spirv.toolchain.provision import read_manifest
 
