@@ -268,8 +268,8 @@ def test_docs_command_block_runs_as_written(toolchain: Path, tmp_path: Path) -> 
 
 
 def test_source_in_json_and_sarif() -> None:
-    from rocm_spirv.migrate.report import to_json
     from rocm_spirv.migrate.sarif import to_sarif
+    from rocm_spirv.migrate.view import to_json
 
     oracle = Finding(RULES["RSM106"], "CMakeLists.txt", 28, 1, "configure: …", "f", Redirect.BUILD_FILE,
                      source="configure")

@@ -96,8 +96,8 @@ def test_migrate_table_never_folds_a_path() -> None:
     import io
 
     from rich.console import Console
-    from rocm_spirv.migrate.report import print_table
     from rocm_spirv.migrate.scan import scan
+    from rocm_spirv.migrate.view import print_table
 
     collection = REPO / "tests" / "data" / "example_collection"
     result = scan(collection).result

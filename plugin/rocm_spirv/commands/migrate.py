@@ -21,9 +21,9 @@ from rocm_spirv.migrate.findings import ScanResult
 from rocm_spirv.migrate.gate import Gate
 from rocm_spirv.migrate.oracle.merge import merge
 from rocm_spirv.migrate.oracle.run import Configured, Oracle
-from rocm_spirv.migrate.report import print_table, to_json, write_statistics, write_text
 from rocm_spirv.migrate.sarif import to_sarif
 from rocm_spirv.migrate.scan import scan
+from rocm_spirv.migrate.view import print_table, to_json, write_statistics, write_text
 from rocm_spirv.term import complain, console, note, say, width
 from rocm_spirv.toolchain.choose import resolve
 
