@@ -5,7 +5,7 @@ path, sha256 per file). They are never committed here: `extract` copies them out
 (the repository cloned or fetched anywhere, `--mirror OWNER/NAME=GIT_DIR`, default
 /work/.mirror/OWNER+NAME/repo) into a cache folder and checks every sha256.
 
-    PYTHONPATH=plugin python benchmarks/blind_corpus.py extract    [--cache DIR] [--mirror R=DIR ...]
+    PYTHONPATH=plugin python benchmarks/blind_corpus.py extract    [--cache DIR] [--mirror R=DIR ...] [--tree NAME]
     PYTHONPATH=plugin python benchmarks/blind_corpus.py candidates [--cache DIR] [--tree NAME]
     PYTHONPATH=plugin python benchmarks/blind_corpus.py score      [--cache DIR] [--label TEXT]
 
@@ -52,9 +52,11 @@ def _mirror(upstream: str, mirrors: dict[str, Path]) -> Path:
     return mirrors.get(upstream, Path("/work/.mirror") / upstream.replace("/", "+") / "repo")
 
 
-def extract(cache: Path, mirrors: dict[str, Path]) -> int:
+def extract(cache: Path, mirrors: dict[str, Path], only: str | None = None) -> int:
     data = json.loads(MANIFEST.read_text())
     for tree in data["trees"]:
+        if only not in (None, tree["name"]):
+            continue
         git = _mirror(tree["upstream"], mirrors)
         root = cache / tree["name"]
         for f in tree["files"]:
@@ -232,13 +234,14 @@ def main() -> int:
     parser.add_argument("action", choices=("extract", "candidates", "score"))
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--mirror", action="append", default=[], help="OWNER/NAME=GIT_DIR")
-    parser.add_argument("--tree", help="candidates: only this tree")
+    parser.add_argument("--tree", help="extract, candidates: only this tree")
     parser.add_argument("--label", default="current rules", help="score: the run's name in the results")
     parser.add_argument("--held-out", default="", help="score: how the labels relate to the rules measured")
     parser.add_argument("--trees", help="score: only these trees (comma-separated names)")
     args = parser.parse_args()
     if args.action == "extract":
-        return extract(args.cache, dict((m.split("=", 1)[0], Path(m.split("=", 1)[1])) for m in args.mirror))
+        return extract(args.cache, dict((m.split("=", 1)[0], Path(m.split("=", 1)[1])) for m in args.mirror),
+                       args.tree)
     if args.action == "candidates":
         for tree in json.loads(MANIFEST.read_text())["trees"]:
             if args.tree in (None, tree["name"]):
