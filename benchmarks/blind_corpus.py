@@ -206,10 +206,12 @@ def score(cache: Path, label: str, held_out: str, only: set[str] | None = None) 
     rows = []
     for tree in data["trees"]:
         root = cache / tree["name"]
+        if only is not None and tree["name"] not in only:
+            continue
         if not root.is_dir():
             print(f"blind_corpus: {root} is missing; run `blind_corpus.py extract` first", file=sys.stderr)
             return 2
-        if tree["name"] not in labels["trees"] or (only is not None and tree["name"] not in only):
+        if tree["name"] not in labels["trees"]:
             continue  # extracted but not labelled yet: never scored before its labels are committed
         rows.append(score_tree(tree["name"], root, labels["trees"][tree["name"]]))
     for r in rows:
