@@ -290,3 +290,50 @@ def test_a_guard_derived_in_an_included_header_is_a_guard(tmp_path: Path) -> Non
     })
     assert lines(r, "include/lib/gemm.hpp") == {}
     assert lines(r, "include/lib/arch.hpp") == {1: "RSM201"}
+
+
+# --- kinds blind batch 3 (rocRAND, rocFFT, RAJA) showed misread; that batch is no longer held out ---------
+
+def test_removing_named_gpus_from_a_list_is_not_a_filter(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES HIP)\n"
+                         "set(AOT_TARGETS ${GPU_TARGETS})\n"
+                         "list(REMOVE_ITEM AOT_TARGETS gfx803)\n"
+                         "list(REMOVE_ITEM AOT_TARGETS gfx900 gfx1101)\n"
+                         "list(REMOVE_ITEM GPU_TARGETS ${UNSUPPORTED})\n"
+                         "list(FILTER GPU_TARGETS INCLUDE REGEX \"^gfx9\")\n"})
+    # Removing gfx names leaves amdgcnspirv in; removing what a variable holds, or a regex filter, may not.
+    assert {line: rule for line, rule in lines(r, "CMakeLists.txt").items() if rule == "RSM108"} == {
+        5: "RSM108", 6: "RSM108"}
+
+
+def test_hip_on_nvidia_flags_are_not_amd_arch_flags(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
+                         "if(USE_CUDA)\n"
+                         "  add_compile_options(--cuda-path=${CUDA_PREFIX} --cuda-gpu-arch=${CUDA_ARCH} -xcuda)\n"
+                         "  add_compile_options(-D__HIP_PLATFORM_NVIDIA__ --cuda-gpu-arch=${CUDA_ARCH})\n"
+                         "else()\n"
+                         "  add_compile_options(--cuda-gpu-arch=gfx90a)\n"
+                         "endif()\n"})
+    assert {line: rule for line, rule in lines(r, "CMakeLists.txt").items() if rule == "RSM103"} == {6: "RSM103"}
+
+
+def test_a_value_chain_whose_arch_tests_start_in_an_elif_is_one_construct(tmp_path: Path) -> None:
+    r = found(tmp_path, {"config.hpp": """#include <hip/hip_runtime.h>
+enum class target_arch : unsigned { gfx900 = 900, gfx90a = 910, unknown = 0 };
+__host__ __device__ constexpr target_arch get_device_arch()
+{
+#if !defined(USE_DEVICE_DISPATCH)
+    return target_arch::unknown;
+#elif defined(__gfx900__)
+    return target_arch::gfx900;
+#elif defined(__gfx90a__)
+    return target_arch::gfx90a;
+#else
+    return target_arch::unknown;
+#endif
+}
+"""})
+    # One RSM207 where the chain opens, not one RSM201 per #elif plus an RSM207 at the first return.
+    assert lines(r, "config.hpp") == {5: "RSM207"}
+    msg = next(f.message for f in scan(tmp_path).result.findings)
+    assert "__gfx900__, __gfx90a__" in msg

@@ -147,11 +147,16 @@ class _Group:
     helper: bool = False  # the chain picks a value (RSM207): one construct, its #elif lines are not more
     builtin_test: bool = False  # the current branch tests __has_builtin (RSM206 covers the builtins in it)
     elifs: list[int] = field(default_factory=list)  # indices of the RSM201 findings of its #elif lines
+    elif_macros: list[str] = field(default_factory=list)  # the arch macros those findings name
     code: bool = False  # the chain holds more than #error/#warning lines
     wave: bool = False  # the chain's test of the wavefront macro is reported
     line: int = 0  # the current branch's directive: where a finding about its condition goes
     col: int = 1  # of its `#`
     snippet: str = ""
+    opened: tuple[int, int, str] = (0, 1, "")  # line, column and snippet of the #if that opens the chain
+    # An #elif-started value chain's one finding: its index, where it opens and the return; later #elif lines
+    # add their macros to it.
+    value_chain: tuple[int, Finding, Finding] | None = None
     pending: int = -1  # index in FileReport.pending of the current branch's finding, if its defines may die
 
 
@@ -289,7 +294,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     if len(stack) >= MAX_NESTING:  # every line looks at every open #if: refuse, not quadratic
                         raise RecursionError(f"#if nested more than {MAX_NESTING} deep")
                     g = _Group(parent_live=live, arch=is_arch(cond, direct), direct=bool(direct),
-                               line=no, col=_indent(snippet), snippet=snippet)
+                               line=no, col=_indent(snippet), snippet=snippet,
+                               opened=(no, _indent(snippet), snippet))
                     v = evaluate(cond, lookup)
                     g.live, g.taken, g.unknown = live and v != 0, v, cond if v is None else ""
                     g.builtin_test = HAS_BUILTIN.search(cond) is not None
@@ -310,9 +316,15 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
                     g.line, g.col, g.snippet, g.pending = no, _indent(snippet), snippet, -1
                     g.builtin_test = HAS_BUILTIN.search(cond) is not None
                     g.prior.append(cond)
-                    if g.parent_live and direct and not g.helper:
+                    if g.parent_live and direct and g.value_chain is not None:
+                        g.elif_macros.extend(direct)
+                        at, opening, value = g.value_chain
+                        report.findings[at] = arch_macros.helper_chain(opening, value,
+                                                                       list(dict.fromkeys(g.elif_macros)))
+                    elif g.parent_live and direct and not g.helper:
                         outer = tuple(x.unknown for x in stack[:-1] if x.unknown)
                         g.elifs.append(len(report.findings))
+                        g.elif_macros.extend(direct)
                         add(arch_finding(path, no, cond, full, snippet, outer, direct))
                         need_build(report.findings[-1], direct)
                 elif word == "else" and stack:
@@ -488,6 +500,14 @@ def _helper(report: FileReport, g: _Group, ret: Finding | None, drop: set[int]) 
         report.findings[g.finding] = arch_macros.helper_chain(report.findings[g.finding], ret, g.macros)
         g.helper = True
         drop.update(g.elifs)
+    elif g.elifs and not g.helper:
+        # `#if !defined(USE_DISPATCH) … #elif defined(__gfx900__) return …`: the arch tests start in an #elif,
+        # and the chain is still one construct, reported where it opens.
+        line, col, snippet = g.opened
+        first = replace(report.findings[g.elifs[0]], line=line, column=col, snippet=snippet)
+        report.findings[g.elifs[0]] = arch_macros.helper_chain(first, ret, list(dict.fromkeys(g.elif_macros)))
+        g.helper, g.value_chain = True, (g.elifs[0], first, ret)
+        drop.update(g.elifs[1:])
     elif not g.helper:
         report.findings.append(ret)
 

@@ -130,6 +130,8 @@ def list_command(file: Analyzer, cmd: Command) -> None:
     others = {r.name for v in values[2:] for r in refs(v) if r.kind == "var"}
     is_target = var in TARGET_VARS or var in file.arch_lists or (
         bool(ALLOW_NAME.search(var)) and bool(others & file.arch_names() or any(GFX.search(v) for v in values)))
+    if op == "REMOVE_ITEM" and len(values) > 2 and all(GFX.fullmatch(v) and v != SPIRV_TARGET for v in values[2:]):
+        return  # list(REMOVE_ITEM AOT gfx803 gfx900): removes those GPUs by name; amdgcnspirv stays in the list
     if op in ("FILTER", "REMOVE_ITEM") and is_target:
         file.add(RSM108, cmd, f"list({op} {var} …) filters target names; it can drop amdgcnspirv",
                  "skip the filter when ROCM_SPIRV_OFFLOAD is spirv", Redirect.BUILD_FILE)

@@ -3,6 +3,7 @@ RSM105)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,8 @@ RSM105 = Rule("RSM105", "amdgpu-backend-option", W, "-mllvm -amdgpu-* backend op
               example=('CMakeLists.txt', 'project(p)\nadd_compile_options(-mllvm -amdgpu-early-inline-all=true)\n'))
 
 
+# HIP compiled for NVIDIA GPUs in the same command: its --cuda-gpu-arch= names an sm_ GPU
+CUDA_COMPILE = re.compile(r"^(?:-xcuda|--cuda-path=.*|-D__HIP_PLATFORM_(?:NVIDIA|NVCC)__)$")
 PROBE = re.compile(r"^check_\w*_(?:compiler_flag|source_compiles|source_runs)$")
 
 
@@ -61,6 +64,8 @@ def flags(file: Analyzer, cmd: Command) -> None:
     words = _words(file, cmd)
     if any(w.startswith("-fsycl") for w in words):
         return  # a SYCL compile (Kokkos' SYCL backend on AMD or NVIDIA GPUs), not HIP
+    if any(CUDA_COMPILE.match(w) for w in words) or any(p == ("-x", "cuda") for p in itertools.pairwise(words)):
+        return  # HIP on NVIDIA (-xcuda, --cuda-path=): --cuda-gpu-arch names an sm_ GPU, not an AMD one
     legacy = [w for w in words if re.match(r"--?amdgpu-target=", w)]
     if legacy:
         file.add(RSM104, cmd, f"legacy spelling {legacy[0]}", "replace with the target list (GPU_TARGETS / "
