@@ -337,3 +337,19 @@ __host__ __device__ constexpr target_arch get_device_arch()
     assert lines(r, "config.hpp") == {5: "RSM207"}
     msg = next(f.message for f in scan(tmp_path).result.findings)
     assert "__gfx900__, __gfx90a__" in msg
+
+
+def test_a_configure_time_wave_size_macro(tmp_path: Path) -> None:
+    r = found(tmp_path, {
+        "CMakeLists.txt": "project(p LANGUAGES CXX)\n"
+                          "set(PROJ_HIP_WAVESIZE \"64\" CACHE STRING \"wave size of the GPU\")\n",
+        "include/intrinsics.hpp": "#if defined(__HIP_PLATFORM_AMD__)\n"
+                                  "constexpr DeviceConstants device_constants(PROJ_HIP_WAVESIZE, 1024, 64);\n"
+                                  "#endif\n",
+        "include/wave.hpp": "struct Wave { static constexpr int width = PROJ_HIP_WAVESIZE; };\n",
+        # a wave size a source defines itself is that source's business (RSM202 reports its definition)
+        "include/own.hpp": "#define OWN_WAVE_SIZE 64\nstruct Own { static constexpr int w = OWN_WAVE_SIZE; };\n",
+    })
+    assert lines(r, "include/intrinsics.hpp") == {2: "RSM202"}
+    assert lines(r, "include/wave.hpp") == {1: "RSM202"}
+    assert lines(r, "include/own.hpp") == {}

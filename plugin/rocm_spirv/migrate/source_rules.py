@@ -54,7 +54,7 @@ RULE_TOKENS = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT
                HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize",), INLINE_ASM: ("asm",),
                FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
 # build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A), configure-time wave sizes, wave-size aliases
-PROJECT_TOKENS = ("_GFX", "WAVEFRONT_SIZE", "WARP")
+PROJECT_TOKENS = ("_GFX", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP")
 _CHEAP = (*(t for rx, ts in RULE_TOKENS.items() if rx is not FEATURE_BUILTIN for t in ts), *PROJECT_TOKENS)
 
 
@@ -378,7 +378,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
             add(wave_use(path, no, m, snippet, conds))
             break
         else:
-            if "WAVEFRONT_SIZE" in line:
+            if "SIZE" in line and "WAVE" in line:
                 _build_wave(report, path, no, line, snippet, conds)
         if "WARP" in line or "WAVE" in line:
             alias_line = "template" in line or (idx > 0 and "template" in lines[idx - 1])

@@ -55,10 +55,11 @@ def wave_use(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[st
 
 
 def build_wave_use(path: str, no: int, col: int, name: str, snippet: str, conds: tuple[str, ...]) -> Finding:
-    """A wave size the project's configure step defines (no source does): per arch, not known for SPIR-V."""
-    return finding(RSM202, path, no, col, f"{name}, a wave size the build defines per target, has no value "
-                   "under amdgcnspirv", "use warpSize at run time (or __builtin_amdgcn_wavefrontsize())", snippet,
-                   conds)
+    """A wave size the project's build defines (no source does): per target from the target list, or once at
+    configure time (RAJA_HIP_WAVESIZE, a CMake cache value): either way not one an amdgcnspirv binary can have."""
+    return finding(RSM202, path, no, col, f"{name}, a wave size the build defines (per target or once at "
+                   "configure time), has no right value under amdgcnspirv: one binary runs on wave32 and wave64 "
+                   "GPUs", "use warpSize at run time (or __builtin_amdgcn_wavefrontsize())", snippet, conds)
 
 
 def warp_alias_use(path: str, no: int, col: int, name: str, snippet: str, conds: tuple[str, ...]) -> Finding:
