@@ -48,10 +48,17 @@ def _bazel_workspace(root: Path) -> Path:
     return root
 
 
+def _oracle_project(root: Path) -> Path:
+    """docs/migrate.md's --build-dir example names the repository's oracle test project."""
+    shutil.copytree(REPO / "tests" / "data" / "oracle" / "perarch", root / "tests" / "data" / "oracle" / "perarch")
+    return root
+
+
 # page -> the folder its blocks run in, made fresh; pages not listed run in an empty folder
 CONTEXTS: dict[str, Callable[[Path], Path]] = {
     "toolchainfile.md": _hip_library,
     "bazel.md": _bazel_workspace,
+    "migrate.md": _oracle_project,
 }
 NEEDS = {"bazel.md": "bazel"}
 

@@ -285,3 +285,63 @@ def test_merge_takes_a_static_loop_finding_for_the_command_in_the_loop() -> None
     call = Finding(RULES["RSM109"], "CMakeLists.txt", 2, 1, "oracle", "f", Redirect.BUILD_FILE, source="configure")
     assert merge(result, [call], lambda _p: text) == (1, 0)
     assert [(f.line, f.source) for f in result.findings] == [(1, "both")]
+
+
+OPTION_PROJECT = """cmake_minimum_required(VERSION 3.21)
+project(bt LANGUAGES CXX HIP)
+option(BT_TUNED "build the tuned kernels" OFF)
+add_library(k src/k.hip)
+if(BT_TUNED)
+  target_compile_options(k PRIVATE --offload-arch=${BT_TUNED_GPU})
+endif()
+"""
+
+
+@pytest.mark.slow
+def test_build_dir_configures_with_the_options_of_an_existing_build_tree(toolchain: Path, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    (project / "CMakeLists.txt").write_text(OPTION_PROJECT)
+    (project / "src" / "k.hip").write_text("#include <hip/hip_runtime.h>\n__global__ void k(float* o) { o[0] = 1; }\n")
+    build = tmp_path / "build"  # the maintainer's own configure, with an option the default leaves off
+    clang = str(toolchain / "bin" / "clang++")
+    subprocess.run(["cmake", "-S", str(project), "-B", str(build), "-G", "Ninja", f"-DCMAKE_HIP_COMPILER={clang}",
+                    f"-DCMAKE_CXX_COMPILER={clang}", "-DCMAKE_HIP_PLATFORM=amd", "-DCMAKE_HIP_ARCHITECTURES=gfx942",
+                    "-DBT_TUNED=ON", "-DBT_TUNED_GPU=gfx90a"], check=True, capture_output=True)
+    before = tree_state(build)
+    code, plain, err, _ = run_oracle(project, toolchain, tmp_path / "a")
+    assert code == 0, err
+    code, tuned, err, _ = run_oracle(project, toolchain, tmp_path / "b", "--build-dir", str(build))
+    assert code == 0, err
+    assert tree_state(build) == before, "the oracle changed the existing build tree"
+    configured = tuned["configure"]["configured"]
+    assert "-DBT_TUNED:BOOL=ON" in configured and "-DBT_TUNED_GPU=gfx90a" in configured, configured
+    assert "CMAKE_HIP_COMPILER" not in configured and "CMAKE_HIP_ARCHITECTURES" not in configured
+    # The option's per-arch flag reaches the SPIR-V configure only with the tree's options.
+    assert at(plain, "CMakeLists.txt", 6, "RSM103")["source"] == "static"
+    assert at(tuned, "CMakeLists.txt", 6, "RSM103")["source"] == "both"
+    # A folder of another project, or none at all: one line, exit 2, before anything runs.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "CMakeLists.txt").write_text("project(other)\n")
+    for bad, says in ((other, "has no CMakeCache.txt"), (build, "was configured from")):
+        proc = subprocess.run([sys.executable, "-m", "rocm_spirv", "migrate", str(other if bad is build else project),
+                               "--build-dir", str(bad)], capture_output=True, text=True, check=False)
+        assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
+        assert says in proc.stderr, proc.stderr
+
+
+def test_build_tree_options_are_what_the_user_chose() -> None:
+    from rocm_spirv.migrate.oracle.build_tree import parse
+
+    tree = parse("# This is the CMakeCache file.\n"
+                 "//Build the tuned kernels\nBT_TUNED:BOOL=ON\n"
+                 "//No help, variable specified on the command line.\nBT_GPU:UNINITIALIZED=gfx90a\n"
+                 "CMAKE_BUILD_TYPE:STRING=Release\nCMAKE_CXX_FLAGS:STRING=\nCMAKE_CXX_FLAGS_RELEASE:STRING=-O3\n"
+                 "CMAKE_HIP_ARCHITECTURES:STRING=gfx942\nGPU_TARGETS:STRING=gfx942\nhip_DIR:PATH=/opt/rocm/lib\n"
+                 "Python3_EXECUTABLE:FILEPATH=/usr/bin/python3\nZLIB_LIBRARY:STRING=/usr/lib/libz.so\n"
+                 "CMAKE_HOME_DIRECTORY:INTERNAL=/src/proj\n_private:INTERNAL=1\n"
+                 '"odd name":STRING=a;b\n')
+    assert tree.source == "/src/proj"
+    assert tree.options == ("-DBT_TUNED:BOOL=ON", "-DBT_GPU=gfx90a", "-DCMAKE_BUILD_TYPE:STRING=Release",
+                            "-Dodd name:STRING=a;b")

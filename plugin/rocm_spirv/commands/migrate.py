@@ -19,6 +19,7 @@ from rocm_spirv.migrate.apply import as_bytes, by_real_path, commit_order, plan,
 from rocm_spirv.migrate.commit import apply_all, pending, recover
 from rocm_spirv.migrate.findings import ScanResult
 from rocm_spirv.migrate.gate import Gate
+from rocm_spirv.migrate.oracle import build_tree
 from rocm_spirv.migrate.oracle.merge import merge
 from rocm_spirv.migrate.oracle.run import Configured, Oracle
 from rocm_spirv.migrate.sarif import to_sarif
@@ -65,6 +66,9 @@ def register(sub: Any) -> None:
                    help="also configure the project twice in scratch build trees (native and SPIR-V toolchain "
                         "files) and preprocess and compile each HIP TU per target: the real CMake and clang "
                         "as the oracle (cmake arguments after --)")
+    p.add_argument("--build-dir", type=Path, metavar="DIR",
+                   help="--configure with the options of this existing build folder of the project (its "
+                        "CMakeCache.txt: -D values, options, build type; DIR is only read); implies --configure")
     p.add_argument("--compiler", default="auto", help="clang++ for --configure (default auto: what doctor picks)")
     p.add_argument("--jobs", type=int, default=2, help="translation units --configure runs at a time (default 2)")
     # After `--`: arguments for both configures of --configure (-DOPTION=ON; -G Ninja is set). cli.main puts
@@ -98,6 +102,8 @@ def _run(args: argparse.Namespace) -> int:
     gate = Gate(gating.check_rule_ids(args.select, "--select"), gating.check_rule_ids(args.ignore, "--ignore"),
                 args.fail_on, _baseline(args.baseline))
     mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"
+    if args.build_dir is not None:
+        args.configure = True
     if args.passthrough and not args.configure:
         raise UserError(f"arguments after -- ({shlex.join(args.passthrough)}) are for cmake, and only --configure "
                         "runs it",
@@ -109,6 +115,8 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError(f"--configure: {root} has no CMakeLists.txt", "pass the folder of the top-level CMakeLists.txt")
     if args.jobs < 1:
         raise UserError(f"--jobs {args.jobs} is not a positive number", "pass --jobs 1 or more")
+    # Read before any scan or edit, so a wrong folder is one line and nothing else happened.
+    args.build_options = build_tree.read(args.build_dir, root).options if args.build_dir is not None else ()
     if not args.apply:
         if (journal := pending(base)) is not None:
             raise UserError(f"an earlier migrate --apply in {base} did not finish ({journal})",
@@ -161,7 +169,8 @@ def _oracle(args: argparse.Namespace, base: Path, result: ScanResult) -> Configu
     """Run the oracle and merge its findings into result. A configure that fails leaves the static
     findings and one line naming the failure."""
     compiler = resolve(args.compiler, "spirv")
-    oracle = Oracle(base, args.passthrough, compiler, args.jobs,
+    # The build folder's options first: arguments after -- come later on cmake's command line and win.
+    oracle = Oracle(base, [*args.build_options, *args.passthrough], compiler, args.jobs,
                     say=lambda m: print(f"rocm-spirv: {m}", file=sys.stderr))
     outcome = oracle.run()
     if outcome.failure:
