@@ -220,7 +220,10 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
 
     def direct_names(cond: str) -> list[str]:
         """The arch macros (and build-defined per-arch macros) an arch-dependent condition names."""
-        names = [*arch_names(cond), *dict.fromkeys(n for n in IDENT.findall(cond) if build(n))]
+        # `#define __gfx12__` under `#if defined(__gfx1200__) || …`: a name shaped like clang's that the project
+        # defines under an arch test is derived, and the defining #if covers its uses.
+        names = [*(n for n in arch_names(cond) if n not in derived),
+                 *dict.fromkeys(n for n in IDENT.findall(cond) if build(n))]
         return names if names and arch_dependent(cond, lookup) else []
 
     def is_arch(cond: str, direct: list[str]) -> bool:

@@ -110,7 +110,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         if gfx_items and not file.guarded():
             wrap(file, cmd, spirv)
         return
-    if gfx_items and items and all(ARCH_ITEM.match(i) for i in items):
+    # set(DEFAULT gfx900 gfx906:xnack- ${OPTIONAL_TARGETS}): arch names with lists spliced in is an arch list too
+    if gfx_items and items and all(ARCH_ITEM.match(i) or REF.fullmatch(i) for i in items):
         if ALLOW_NAME.search(var):
             file.add(RSM108, cmd, f"{var} is an allow-list of {len(gfx_items)} arch names; amdgcnspirv is "
                      "not in it", "add amdgcnspirv to the list, or skip the check under SPIR-V",
