@@ -345,3 +345,44 @@ def test_build_tree_options_are_what_the_user_chose() -> None:
     assert tree.source == "/src/proj"
     assert tree.options == ("-DBT_TUNED:BOOL=ON", "-DBT_GPU=gfx90a", "-DCMAKE_BUILD_TYPE:STRING=Release",
                             "-Dodd name:STRING=a;b")
+
+
+@pytest.mark.slow
+def test_sigterm_mid_oracle_ends_every_tool_and_leaves_nothing(toolchain: Path, tmp_path: Path) -> None:
+    """The tools run from a thread pool in process groups of their own (children.py): SIGTERM in the
+    main thread must end them all, with their own children (cmake's try_compile builds), and remove the
+    scratch trees."""
+    import signal
+    import time
+
+    scratch = tmp_path / "tmpdir"
+    scratch.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "rocm_spirv", "migrate", str(ORACLE / "perarch"), "--configure",
+                             "--compiler", str(toolchain / "bin" / "clang++")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(scratch)})
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not any(scratch.glob("rocm-spirv-oracle-*/native")):
+        time.sleep(0.1)
+    time.sleep(1.0)  # the configures are running: cmake, and its compiler checks under it
+    assert proc.poll() is None, "the oracle ended before it could be interrupted"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "Traceback" not in err, err
+
+    def running_in_scratch() -> list[str]:
+        found = []
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if str(scratch) in text:
+                found.append(text)
+        return found
+
+    for _ in range(50):
+        if not running_in_scratch():
+            break
+        time.sleep(0.1)
+    assert running_in_scratch() == []
+    assert os.listdir(scratch) == []

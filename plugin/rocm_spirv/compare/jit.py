@@ -23,8 +23,6 @@ built the target for the others (none: `kernels_match` stays null).
 
 from __future__ import annotations
 
-import json
-import re
 import resource
 import shlex
 import statistics
@@ -33,10 +31,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_spirv.compare import proc
+from rocm_spirv import children
 from rocm_spirv.inspect.base import FormatError, NotBinary
 from rocm_spirv.inspect.scan import inspect_path
 from rocm_spirv.term import traced
+from rocm_spirv.toolchain import compile_db
 
 METHOD = "offline proxy with upstream LLVM 22; the runtime's SPIR-V translation and loading are not included"
 STEPS = ("link", "opt", "llc", "lld")
@@ -114,39 +113,23 @@ def _run(cmd: list[str], what: str, cwd: Path) -> tuple[float, float, str]:
     """Run a step; (cpu, wall, stderr). CPU is this process's waited-for children's user + system."""
     cpu0, t0 = _children_cpu(), time.perf_counter()
     try:
-        rc, out, err = proc.run(cmd, cwd=cwd, timeout=_TIMEOUT)
+        done = children.run(cmd, cwd=cwd, timeout=_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise JitError(f"{what} took more than {_TIMEOUT} s: {shlex.join(cmd)}") from None
     except OSError as e:
         raise JitError(f"{what} could not run ({e.strerror or e}): {cmd[0]}") from None
     wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
-    if rc != 0:
-        tail = (err or out).strip().splitlines()[-3:]
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         raise JitError(f"{what} failed: {shlex.join(cmd)}: {' / '.join(tail)}")
-    return cpu, wall, err
-
-
-# Compile-command arguments that name outputs, dependency files or targets: replaced by ours.
-_DROP_WITH_VALUE = {"-o", "-MF", "-MT", "-MQ", "--offload-arch", "--cuda-gpu-arch"}
-_DROP = re.compile(r"^(-c|-MD|-MMD|-M|-MM|-MP|--offload-arch=.*|--cuda-gpu-arch=.*|-o.+|-MF.+|-MT.+|"
-                   r"--offload-compress|--no-offload-compress|-save-temps.*|-fgpu-rdc|-fno-gpu-rdc)$")
+    return cpu, wall, done.stderr
 
 
 def device_command(argv: list[str], target: str, out: Path) -> list[str]:
     """A TU's compile command turned into: its device code for target, as unoptimized bitcode
     without the device libraries (linked by the timed step instead)."""
-    kept: list[str] = []
-    skip = False
-    for a in argv:
-        if skip:
-            skip = False
-            continue
-        if a in _DROP_WITH_VALUE:
-            skip = True
-            continue
-        if _DROP.match(a):
-            continue
-        kept.append(a)
+    # -fgpu-rdc changes what -c of device code writes; the timed link makes the code object whole.
+    kept = compile_db.retarget(argv, also=("-fgpu-rdc", "-fno-gpu-rdc"))
     return [*kept, f"--offload-arch={target}", "--cuda-device-only", "--no-gpu-bundle-output", "-nogpulib",
             "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c", "-o", str(out)]
 
@@ -168,28 +151,17 @@ def device_libs(argv: list[str], target: str, cwd: Path) -> list[str]:
 
 def hip_units(build: Path) -> list[tuple[Path, list[str], Path]]:
     """(source, argv, directory) of every HIP compile in the build's compile_commands.json."""
-    db = build / "compile_commands.json"
     try:
-        entries = json.loads(db.read_text())
-    except (OSError, json.JSONDecodeError) as err:
-        raise JitError(f"no usable {db.name} in the baseline build ({err})") from None
-    out = []
-    for e in entries:
-        argv = e.get("arguments") or shlex.split(e.get("command", ""))
-        src = Path(e["directory"], e["file"])
-        lang = argv[argv.index("-x") + 1] if "-x" in argv[:-1] else ""
-        hip = src.suffix == ".hip" or lang == "hip" or "-xhip" in argv \
-            or any(a.startswith("--offload-arch") for a in argv)
-        if hip and _built(argv, e):
-            out.append((src, argv, Path(e["directory"])))
-    return out
+        entries = compile_db.read(build)
+    except (OSError, ValueError) as err:
+        raise JitError(f"no usable compile_commands.json in the baseline build ({err})") from None
+    return [(Path(e.file), list(e.argv), Path(e.directory)) for e in entries if e.hip and _built(e)]
 
 
-def _built(argv: list[str], entry: dict[str, str]) -> bool:
+def _built(e: compile_db.Entry) -> bool:
     """Whether the build compiled this TU (its object exists): with --target, the database still
     lists the TUs of every target."""
-    output = entry.get("output") or (argv[argv.index("-o") + 1] if "-o" in argv[:-1] else "")
-    return not output or Path(entry["directory"], output).is_file()
+    return not e.output or Path(e.directory, e.output).is_file()
 
 
 def code_object_kernels(path: Path) -> list[str]:

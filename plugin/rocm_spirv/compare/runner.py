@@ -10,7 +10,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_spirv.compare import jit, proc
+from rocm_spirv import children
+from rocm_spirv.compare import jit
 from rocm_spirv.compare.model import BASELINE, Run, Variant
 from rocm_spirv.compare.sizes import find_artifacts, wheel_artifact
 from rocm_spirv.errors import RocmSpirvError
@@ -114,12 +115,12 @@ def _children_cpu() -> float:
 
 
 def _timed(cmd: list[str], step: str, **env: str) -> float:
-    """Run one configure or build, timed; stopping compare stops all of it (compare/proc.py)."""
+    """Run one configure or build, timed; stopping compare stops all of it (children.py)."""
     start = time.perf_counter()
-    rc, out, err = proc.run(cmd, env={**os.environ, "CLICOLOR_FORCE": "0", **env})
+    done = children.run(cmd, env={**os.environ, "CLICOLOR_FORCE": "0", **env})
     elapsed = time.perf_counter() - start
-    if rc != 0:
-        lines = (out + err).strip().splitlines()
+    if done.returncode != 0:
+        lines = (done.stdout + done.stderr).strip().splitlines()
         raise BuildFailed(step, "\n".join(lines[-25:]), cmd)
     return elapsed
 

@@ -5,16 +5,12 @@ lives in one temporary folder, removed at the end."""
 
 from __future__ import annotations
 
-import contextlib
-import itertools
-import json
 import os
 import re
 import shlex
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rocm_spirv import children
 from rocm_spirv.fsutil import read_regular, write_atomic
 from rocm_spirv.generate.toolchain_file import ToolchainRequest, render
 from rocm_spirv.migrate.findings import Finding, Redirect
@@ -30,17 +27,12 @@ from rocm_spirv.migrate.oracle.trace import records
 from rocm_spirv.migrate.registry import RULES
 from rocm_spirv.migrate.source_rules import strip
 from rocm_spirv.offload import DEVICE_DEBUG_ENV, SPIRV_TARGET, spirv_device_flags
-from rocm_spirv.term import traced
-from rocm_spirv.toolchain import programs
+from rocm_spirv.toolchain import compile_db, programs
 from rocm_spirv.toolchain.probe import ProbeResult
 
 CONFIGURE_TIMEOUT = 900.0
 COMPILE_TIMEOUT = 600.0
 MAX_TEXT = 4 << 20  # project files read for the report, as the static scan reads them
-DROP_WITH_VALUE = frozenset({"-o", "-MT", "-MF", "-MQ"})
-DROP = frozenset({"-c", "-MD", "-MMD", "-Werror", "--offload-compress", "-fcolor-diagnostics"})
-DROP_PREFIX = ("--offload-arch=", "--cuda-gpu-arch=", "-save-temps", "-fdiagnostics-color", "-Werror=",
-               "--offload-compress")
 DEFINE = re.compile(r"^-D([A-Za-z_]\w*)(?:=(.*))?$")
 
 
@@ -65,45 +57,19 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-_LIVE: set[subprocess.Popen[str]] = set()  # children running now: an interrupt ends them (stop_children)
-_LIVE_LOCK = threading.Lock()
-_STOPPING = threading.Event()
-
-
-def _run(argv: Sequence[str], cwd: str | None = None,
-         timeout: float = COMPILE_TIMEOUT) -> subprocess.CompletedProcess[str]:
-    """One tool run, registered so that Ctrl-C or SIGTERM ends it instead of waiting for it."""
-    if _STOPPING.is_set():
-        return subprocess.CompletedProcess(list(argv), 130, "", "error: interrupted")
+def _run(argv: Sequence[str], cwd: str | None = None, timeout: float = COMPILE_TIMEOUT,
+         tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """One tool run; a failure to start, a timeout or an interrupt is an exit status, as a shell gives.
+    tmp: the oracle's scratch folder, the tools' TMPDIR too, so what a killed compiler leaves goes with it."""
+    env = {**os.environ, "LC_ALL": "C", **({"TMPDIR": str(tmp)} if tmp is not None else {})}
     try:
-        proc = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                errors="replace", env={**os.environ, "LC_ALL": "C"})
+        return children.run(argv, cwd=cwd, timeout=timeout, errors="replace", env=env)
+    except children.Stopping:
+        return subprocess.CompletedProcess(list(argv), 130, "", "error: interrupted")
     except OSError as err:
         return subprocess.CompletedProcess(list(argv), 127, "", f"error: cannot run {argv[0]}: {err.strerror}")
-    with _LIVE_LOCK:
-        _LIVE.add(proc)
-    try:
-        with traced(argv, cwd) as trace:
-            out, err_text = proc.communicate(timeout=timeout)
-            trace.status = proc.returncode
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
         return subprocess.CompletedProcess(list(argv), 124, "", f"error: timed out after {timeout:.0f} s")
-    finally:
-        with _LIVE_LOCK:
-            _LIVE.discard(proc)
-    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err_text)
-
-
-def stop_children() -> None:
-    """End every tool the oracle started (by its own handle, never by name) and run no more."""
-    _STOPPING.set()
-    with _LIVE_LOCK:
-        live = list(_LIVE)
-    for proc in live:
-        with contextlib.suppress(OSError):
-            proc.kill()
 
 
 def _pool_map(jobs: int, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
@@ -112,7 +78,7 @@ def _pool_map(jobs: int, fn: Callable[[Any], Any], items: Sequence[Any]) -> list
     try:
         return list(pool.map(fn, items))
     except BaseException:
-        stop_children()
+        children.stop_all()
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -145,34 +111,6 @@ def _read(path: str) -> str | None:
     return None if data is None else data.decode("utf-8", errors="surrogateescape")
 
 
-def _args(entry: dict[str, Any]) -> list[str]:
-    if "arguments" in entry:
-        return [str(a) for a in entry["arguments"]]
-    return shlex.split(str(entry.get("command", "")))
-
-
-def is_hip(args: Sequence[str], file: str) -> bool:
-    pairs = set(itertools.pairwise(args))
-    return ("-x", "hip") in pairs or file.endswith(".hip") or any(a.startswith("--offload-arch=") for a in args)
-
-
-def device_args(args: Sequence[str]) -> list[str]:
-    """The TU's compile line without its output, dependency, arch and -Werror flags (the oracle adds its own)."""
-    out: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a in DROP_WITH_VALUE:
-            skip = True
-            continue
-        if a in DROP or a.startswith(DROP_PREFIX):
-            continue
-        out.append(a)
-    return out
-
-
 def defines(args: Sequence[str]) -> dict[str, str]:
     out = {}
     for a in args:
@@ -182,15 +120,11 @@ def defines(args: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _commands(build: Path) -> list[dict[str, Any]]:
-    text = _read(str(build / "compile_commands.json"))
-    if not text:
-        return []
+def _commands(build: Path) -> list[compile_db.Entry]:
     try:
-        data = json.loads(text)
-    except ValueError:
+        return compile_db.read(build)
+    except (OSError, ValueError):
         return []
-    return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
 
 
 @dataclass
@@ -237,6 +171,11 @@ class Oracle:
         self.targets = tuple(targets)
         self.say = say or (lambda _m: None)
         self.texts: dict[str, str | None] = {}
+        self.tmp: Path | None = None  # the run's scratch folder
+
+    def _tool(self, argv: Sequence[str], cwd: str | None = None,
+              timeout: float = COMPILE_TIMEOUT) -> subprocess.CompletedProcess[str]:
+        return _run(argv, cwd, timeout, self.tmp)
 
     def text(self, path: str) -> str | None:
         if path not in self.texts:
@@ -251,9 +190,10 @@ class Oracle:
         configured = (f"cmake {shlex.join(self.cmake_args) or '(no options)'}, with the native toolchain file "
                       f"({','.join(self.targets)}) and the SPIR-V one ({SPIRV_TARGET})")
         out = Outcome(configured)
-        _STOPPING.clear()
+        children.resume()
         with tempfile.TemporaryDirectory(prefix="rocm-spirv-oracle-") as tmp:
-            self._run_in(Path(tmp), out)
+            self.tmp = Path(tmp)
+            self._run_in(self.tmp, out)
         out.wall, out.cpu = time.monotonic() - start, _cpu() - cpu0
         return out
 
@@ -271,7 +211,7 @@ class Oracle:
         self.say("configuring twice (native and SPIR-V toolchain files) under cmake --trace-expand")
         procs = dict(zip(("native", "spirv"), _pool_map(
             min(2, self.jobs),
-            lambda w: _run(self._configure_cmd(tmp / w, files[w], tmp / f"{w}.trace"), timeout=CONFIGURE_TIMEOUT),
+            lambda w: self._tool(self._configure_cmd(tmp / w, files[w], tmp / f"{w}.trace"), timeout=CONFIGURE_TIMEOUT),
             ("native", "spirv")), strict=True))
         for which in ("native", "spirv"):
             if procs[which].returncode != 0:
@@ -282,17 +222,15 @@ class Oracle:
             with open(tmp / f"{which}.trace", encoding="utf-8", errors="replace") as f:
                 traces.add(which, records(f))
         native_cmds, spirv_cmds = _commands(tmp / "native"), _commands(tmp / "spirv")
-        spirv_flags = " ".join(" ".join(_args(e)) for e in spirv_cmds)
+        spirv_flags = " ".join(" ".join(e.argv) for e in spirv_cmds)
         out.findings += cmake_oracle.findings(traces, spirv_flags, self.text)
         self._devices(tmp, native_cmds, spirv_cmds, out)
 
-    def _devices(self, tmp: Path, native: list[dict[str, Any]], spirv: list[dict[str, Any]], out: Outcome) -> None:
-        def path_of(e: dict[str, Any]) -> str:
-            return os.path.normpath(os.path.join(str(e.get("directory", "")), str(e.get("file", ""))))
-
-        by_file = {path_of(e): e for e in spirv}
-        tus = [(path_of(e), e) for e in native if self.mine(path_of(e)) and is_hip(_args(e), path_of(e))
-               and "--offload-host-only" not in _args(e) and "--cuda-host-only" not in _args(e)]
+    def _devices(self, tmp: Path, native: list[compile_db.Entry], spirv: list[compile_db.Entry],
+                 out: Outcome) -> None:
+        by_file = {e.file: e for e in spirv}
+        tus = [(e.file, e) for e in native if self.mine(e.file) and e.hip
+               and "--offload-host-only" not in e.argv and "--cuda-host-only" not in e.argv]
         tus = list({p: (p, e) for p, e in tus}.values())
         out.tus = [device._rel(self.rootstr, p) for p, _ in tus]
         self.say(f"preprocessing and compiling {len(tus)} HIP translation unit(s) for {SPIRV_TARGET} and "
@@ -320,12 +258,12 @@ class Oracle:
             seen.setdefault((f.path, f.line, f.rule.id), f)
         out.findings += sorted(seen.values(), key=lambda f: (f.path, f.line, f.rule.id))
 
-    def _tu(self, work: Path, index: int, path: str, native: dict[str, Any],
-            spirv: dict[str, Any] | None) -> TuResult:
+    def _tu(self, work: Path, index: int, path: str, native: compile_db.Entry,
+            spirv: compile_db.Entry | None) -> TuResult:
         res = TuResult(path)
-        cwd = str(native.get("directory", self.rootstr))
-        base = device_args(_args(native))
-        sp_base = device_args(_args(spirv)) if spirv else [*base, *spirv_device_flags(self.compiler.spirv_flags)]
+        cwd = native.directory or self.rootstr
+        base = compile_db.retarget(native.argv)
+        sp_base = compile_db.retarget(spirv.argv) if spirv else [*base, *spirv_device_flags(self.compiler.spirv_flags)]
         common = ["--cuda-device-only", "-dD", "-Wno-error", "-Wno-unused-command-line-argument",
                   "-fno-color-diagnostics"]
         kept: dict[str, dict[str, set[int]]] = {}  # file -> target -> lines
@@ -337,7 +275,7 @@ class Oracle:
             # writes device debug info spirv-val rejects).
             stem = work / f"tu{index}-spirv"
             stem.mkdir()
-            proc = _run([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-c", "-save-temps=obj",
+            proc = self._tool([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-c", "-save-temps=obj",
                          "-o", str(stem / "out.o")], cwd)
             builtins = self._kept(stem, SPIRV_TARGET, cwd, kept)
             for t in self.targets:
@@ -347,7 +285,7 @@ class Oracle:
                     step = ["-emit-llvm", "-S", "-save-temps=obj", "-o", str(native_stem / "out.ll")]
                 else:
                     step = ["-E", "-o", str(native_stem / "out.hipi")]
-                native_proc = _run([*base, *common, f"--offload-arch={t}", *step], cwd)
+                native_proc = self._tool([*base, *common, f"--offload-arch={t}", *step], cwd)
                 self._kept(native_stem, t, cwd, kept)
                 for d in device.diagnostics(native_proc.stderr, cwd):
                     if self.mine(d.path) and device.BUILTIN_FEATURE.search(d.message):
@@ -357,7 +295,7 @@ class Oracle:
             if proc.returncode != 0:
                 # An error every target gets (a header this toolchain lacks, code that compiles nowhere) says
                 # nothing about SPIR-V: one native front-end pass tells them apart.
-                native_proc = _run([*base, *common, f"--offload-arch={self.targets[0]}", "-fsyntax-only"], cwd)
+                native_proc = self._tool([*base, *common, f"--offload-arch={self.targets[0]}", "-fsyntax-only"], cwd)
                 everywhere = {(d.path, d.line, d.message) for d in device.diagnostics(native_proc.stderr, cwd)}
                 errors = [d for d in errors if (d.path, d.line, d.message) not in everywhere]
                 res.broken = native_proc.returncode != 0 and not errors
@@ -366,12 +304,12 @@ class Oracle:
                     res.findings.append(device.compile_finding(self.rootstr, d, SPIRV_TARGET))
                     located = True
             asm_ir = [bc for bc in stem.glob("*-hip-*.bc")
-                      if "asm " in _run([self._llvm_dis(), str(bc), "-o", "-"], cwd).stdout]
+                      if "asm " in self._tool([self._llvm_dis(), str(bc), "-o", "-"], cwd).stdout]
             if asm_ir:
                 # Inline assembly in the SPIR-V pass: a front-end pass with line tables says where it came from.
                 located_ll = stem / "located.ll"
                 # A rocm-spirv prefix's clang++ drops SPIR-V device debug info unless told (docs/toolchain.md).
-                _run([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-gline-tables-only",
+                self._tool([*sp_base, *common, f"--offload-arch={SPIRV_TARGET}", "-gline-tables-only",
                       f"-D{DEVICE_DEBUG_ENV}=1", "-emit-llvm", "-S", "-o", str(located_ll)], cwd)
                 if located_ll.is_file():
                     with open(located_ll, encoding="utf-8", errors="replace") as f:
@@ -398,13 +336,13 @@ class Oracle:
                 shutil.rmtree(leftover, ignore_errors=True)
         return res
 
-    def _define_diffs(self, native: dict[str, Any], spirv: dict[str, Any] | None,
+    def _define_diffs(self, native: compile_db.Entry, spirv: compile_db.Entry | None,
                       kept: dict[str, dict[str, set[int]]]) -> list[Finding]:
         """Macros the build defines differently for the native and the SPIR-V configure (a wave size or a
         per-arch macro derived from the target list), at their first use in the project's code."""
         if spirv is None:
             return []
-        nat, sp = defines(_args(native)), defines(_args(spirv))
+        nat, sp = defines(native.argv), defines(spirv.argv)
         out = []
         for name in sorted(set(nat) | set(sp)):
             if nat.get(name) == sp.get(name):
