@@ -84,10 +84,12 @@ def flags(file: Analyzer, cmd: Command) -> None:
              words[i + 1] != SPIRV_TARGET]
     mcpu = [w for w in words if file.amd_mcpu(w)]
     fn = file.function()
-    if fn and arch and all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
-        file.fn_arch.setdefault(fn, cmd)  # per arch where a loop calls it: that loop is the construct
-        return
     loop = file.in_loop_over_targets()
+    # Per arch where a loop calls the function: that loop is the construct; a loop over the target list
+    # inside the function is one itself.
+    if fn and loop is None and arch and all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
+        file.fn_arch.setdefault(fn, cmd)
+        return
     if loop is not None:
         if not arch:
             return  # -mcpu= in a per-arch loop is the loop's finding (RSM107)

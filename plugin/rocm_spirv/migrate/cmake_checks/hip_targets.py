@@ -110,7 +110,10 @@ def hip_target_findings(file: Analyzer) -> None:
             f = file.report.findings[index]
             file.report.findings[index] = replace(f, handled=True)
     if file.find_hip is not None:
-        handled = file.find_hip_guarded or HIP_DEVICE in done
+        # hip::device turns GPU_TARGETS into flags: the list's origin is that finding, and each target that
+        # links hip::device has its own RSM120 (rocm_spirv_target swaps in a copy without the flags), so
+        # this one is reported as handled (JSON and SARIF keep it with include_handled).
+        handled = True
         file.add(RSM103, file.find_hip, "find_package(hip): its hip::device adds one --offload-arch= per "
                  f"GPU_TARGETS entry to every target linking it ({', '.join(users) or 'none in this file'})",
                  "rocm_spirv_target() on those targets swaps in a copy of hip::device without the arch flags "

@@ -78,11 +78,14 @@ def loop_finding(file: Analyzer, b: Block) -> None:
     if not body and b.arch_flags:
         if b.flag_targets:
             file.target_findings.setdefault(len(file.report.findings), set()).update(b.flag_targets)
+        # Flags made only from the list's entries follow the list: the list's origin is the finding (an
+        # RSM101 where the project sets it), and the toolchain's amdgcnspirv makes this loop add
+        # --offload-arch=amdgcnspirv. Reported as handled; a flag pinned to a gfx name is not.
         file.add(RSM103, b.cmd, f"foreach over the target list adds one --offload-arch= per entry "
                  f"({b.loop_var}) to options or properties", "rocm_spirv_target() on the targets that get "
                  "these flags strips them (--apply adds it); a toolchain list of amdgcnspirv makes the loop "
                  "add --offload-arch=amdgcnspirv", Redirect.BUILD_FILE if b.pinned_flags else Redirect.TOOLCHAIN,
-                 handled=handled)
+                 handled=handled or not b.pinned_flags)
         return
     if not body:
         return
