@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -90,10 +91,18 @@ def write_text(out: TextIO, result: ScanResult, mode: str, changed: list[str], v
     files = f"{s['files_scanned']} file{'s' if s['files_scanned'] != 1 else ''}"
     out.write(f"{files} scanned: {counts or 'no findings'}; {len(verdict.failing)} fail --check "
               f"(--fail-on {gate.fail_on}){'; ' + tail if tail else ''}\n")
+    line = changes_line(mode, changed, plain)
+    if line:
+        out.write(line + "\n")
+
+
+def changes_line(mode: str, changed: list[str], quote: Callable[[object], str]) -> str:
+    """What --apply changed, or would change; "" when there is nothing to say. quote: plain or esc."""
     if mode == "apply":
-        out.write(f"changed {len(changed)} file(s): {plain(', '.join(sorted(changed))) or 'none'}\n")
-    elif changed and mode in ("report", "check"):
-        out.write(f"--apply would change {len(changed)} CMake file(s); --diff shows how\n")
+        return f"changed {len(changed)} file(s): {quote(', '.join(sorted(changed))) or 'none'}"
+    if changed and mode in ("report", "check"):
+        return f"--apply would change {len(changed)} CMake file(s); --diff shows how"
+    return ""
 
 
 def print_table(console: Console, result: ScanResult, mode: str, changed: list[str], width: int = PIPE_WIDTH) -> None:
@@ -119,10 +128,9 @@ def print_table(console: Console, result: ScanResult, mode: str, changed: list[s
     sev = ", ".join(f"{n} {k}" for k, n in s["by_severity"].items()) or "none"
     console.print(f"{s['files_scanned']} files scanned; {s['remaining']} findings remain ({sev}); "
                   f"{s['handled']} already handled")
-    if mode == "apply":
-        console.print(f"changed {len(changed)} file(s): {esc(', '.join(sorted(changed))) or 'none'}")
-    elif changed and mode in ("report", "check"):
-        console.print(f"--apply would change {len(changed)} CMake file(s); --diff shows how")
+    line = changes_line(mode, changed, esc)
+    if line:
+        console.print(line)
 
 
 def write_statistics(out: TextIO, result: ScanResult) -> None:
