@@ -1,9 +1,12 @@
-"""The link-only libamdhip64.so.7: exports from the ROCm 7 headers, no-GPU answers, a real HIP program."""
+"""The link-only libamdhip64.so.7 and libhiprtc.so.7: exports from the ROCm 7 headers, no-GPU answers, real
+HIP programs (libhiprtc also through a CMake project's find_library and the generated toolchain file)."""
 
 from __future__ import annotations
 
 import ctypes
 import os
+import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,17 +16,23 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 from rocm_spirv.errors import UserError
 from rocm_spirv.toolchain import triton
-from rocm_spirv.toolchain.headers import version_from_header
+from rocm_spirv.toolchain.headers import hiprtc_header, version_from_header
 from rocm_spirv.toolchain.paths import cache_dir, default_prefix
 from rocm_spirv.toolchain.runtime_stub import (
-    SPECIAL,
-    HipApi,
+    AMDHIP64,
+    HIPRTC,
+    HeaderApi,
     StubResult,
-    build_runtime_stub,
+    build_stub,
     definitions,
     file_names,
     split_function_type,
 )
+from tcfile import build, configure, generate
+
+SPECIAL = AMDHIP64.special
+HIPRTC_ERROR_INTERNAL_ERROR = 11  # ROCm's value of the stub's answer
+STUB_MESSAGE = "HIPRTC_ERROR_INTERNAL_ERROR: this libhiprtc is rocm-spirv's link-only stub"
 
 LLVM_BIN = Path("/usr/lib/llvm-22/bin")
 HIP_ERROR_NO_DEVICE = 100  # ROCm's value; executables compare against the constant compiled into them
@@ -127,7 +136,11 @@ def hip_version(hip_include: Path) -> str:
 
 @pytest.fixture(scope="module")
 def stub(clang22: Path, hip_include: Path, hip_version: str, tmp_path_factory: pytest.TempPathFactory) -> StubResult:
-    return build_runtime_stub([str(clang22)], hip_include, tmp_path_factory.mktemp("stub") / "lib", hip_version)
+    return build_stub(AMDHIP64, [str(clang22)], hip_include, tmp_path_factory.mktemp("stub") / "lib", hip_version)
+
+
+def build_runtime_stub(cc: list[str], include: Path, lib_dir: Path, version: str) -> StubResult:
+    return build_stub(AMDHIP64, cc, include, lib_dir, version)
 
 
 def mini_headers(root: Path, extra: str = "") -> Path:
@@ -241,11 +254,113 @@ def test_split_function_type() -> None:
 
 
 def test_file_names_follow_rocm() -> None:
-    assert file_names("7.1.25424") == ("libamdhip64.so.7.1.25424", "libamdhip64.so.7")
+    assert file_names(AMDHIP64, "7.1.25424") == ("libamdhip64.so.7.1.25424", "libamdhip64.so.7")
+    assert file_names(HIPRTC, "7.1.25424") == ("libhiprtc.so.7.1.25424", "libhiprtc.so.7")
     with pytest.raises(UserError):
-        file_names("7.1")
+        file_names(AMDHIP64, "7.1")
 
 
 def test_headers_without_no_device_error_are_refused() -> None:
     with pytest.raises(UserError, match="hipErrorNoDevice"):
-        definitions(HipApi(functions=(), errors=("hipSuccess",)))
+        definitions(HeaderApi(functions=(), errors=("hipSuccess",)), AMDHIP64)
+
+
+# A program like AMD's runtime_compilation example: create a program, report what hiprtc answered.
+RTC_PROGRAM = r"""
+#include <hip/hip_runtime.h>
+#include <hip/hiprtc.h>
+#include <cstdio>
+static const char *kSource = "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }";
+int main() {
+  hiprtcProgram prog = reinterpret_cast<hiprtcProgram>(1);
+  hiprtcResult r = hiprtcCreateProgram(&prog, kSource, "k.hip", 0, nullptr, nullptr);
+  std::printf("hiprtcCreateProgram: %d %s\n%s\n", static_cast<int>(r), prog ? "set" : "null", hiprtcGetErrorString(r));
+  return r == HIPRTC_SUCCESS ? 1 : 0;
+}
+"""
+
+RTC_PROJECT = """\
+cmake_minimum_required(VERSION 3.21)
+project(rtc LANGUAGES CXX HIP)
+find_package(hip REQUIRED)
+# As AMD's HIP examples find it (HIP-Basic/runtime_compilation).
+find_library(HIPRTC_LIB hiprtc REQUIRED)
+message(STATUS "HIPRTC_LIB=${HIPRTC_LIB}")
+add_executable(rtc main.hip)
+target_link_libraries(rtc PRIVATE hip::host ${HIPRTC_LIB})
+"""
+
+
+@pytest.fixture(scope="module")
+def rtc_stub(clang22: Path, hip_include: Path, hip_version: str, tmp_path_factory: pytest.TempPathFactory
+             ) -> StubResult:
+    """libhiprtc from the ROCm 7 headers plus the hip/hiprtc.h a prefix writes (the wheel has none)."""
+    include = tmp_path_factory.mktemp("rtc") / "include"
+    shutil.copytree(hip_include / "hip", include / "hip")
+    (include / "hip" / "hiprtc.h").write_text(hiprtc_header(hip_version))
+    return build_stub(HIPRTC, [str(clang22)], include, include.parent / "lib", hip_version)
+
+
+def declared_functions(header: Path) -> set[str]:
+    """The functions a header declares, read from its text (not through the stub generator's scan)."""
+    return set(re.findall(r"^(?:const char \*|hiprtcResult )(hiprtc\w+)\(", header.read_text(), re.M))
+
+
+def nm_defined(path: Path) -> set[str]:
+    out = subprocess.run([str(LLVM_BIN / "llvm-nm"), "-D", "--defined-only", "--format=just-symbols", str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    return set(out.split())
+
+
+def test_hiprtc_stub_exports_every_function_hiprtc_h_declares(rtc_stub: StubResult, hip_version: str) -> None:
+    lib = rtc_stub.path.parent
+    assert rtc_stub.path.name == f"libhiprtc.so.{hip_version}" and rtc_stub.soname == "libhiprtc.so.7"
+    assert os.readlink(lib / "libhiprtc.so.7") == rtc_stub.path.name
+    assert os.readlink(lib / "libhiprtc.so") == "libhiprtc.so.7"
+    declared = declared_functions(lib.parent / "include" / "hip" / "hiprtc.h")
+    assert {"hiprtcCreateProgram", "hiprtcGetErrorString", "hiprtcLinkCreate", "hiprtcVersion"} <= declared
+    assert nm_defined(lib / "libhiprtc.so") == declared and rtc_stub.symbol_count == len(declared)
+    soname, _, versioned = dynamic_exports(lib / "libhiprtc.so")
+    assert soname == "libhiprtc.so.7" and not versioned
+    # --no-undefined holds: the library calls nothing and needs no other library.
+    assert undefined_imports(rtc_stub.path) == set()
+    dynamic = subprocess.run([str(LLVM_BIN / "llvm-readelf"), "-d", str(rtc_stub.path)], capture_output=True,
+                             text=True, check=True).stdout
+    assert "(NEEDED)" not in dynamic and "[libhiprtc.so.7]" in dynamic
+
+
+def test_hiprtc_stub_answers_like_hiprtc_without_rocm(rtc_stub: StubResult) -> None:
+    lib = ctypes.CDLL(str(rtc_stub.path))
+    prog = ctypes.c_void_p(1)
+    assert lib.hiprtcCreateProgram(ctypes.byref(prog), b"", b"k.hip", 0, None, None) == HIPRTC_ERROR_INTERNAL_ERROR
+    assert prog.value is None
+    major, minor = ctypes.c_int(-1), ctypes.c_int(-1)
+    assert lib.hiprtcVersion(ctypes.byref(major), ctypes.byref(minor)) == HIPRTC_ERROR_INTERNAL_ERROR
+    assert (major.value, minor.value) == (0, 0)
+    assert lib.hiprtcCompileProgram(None, 0, None) == lib.hiprtcLinkDestroy(None) == HIPRTC_ERROR_INTERNAL_ERROR
+    lib.hiprtcGetErrorString.restype = ctypes.c_char_p
+    assert lib.hiprtcGetErrorString(HIPRTC_ERROR_INTERNAL_ERROR).decode().startswith(STUB_MESSAGE)
+    assert lib.hiprtcGetErrorString(0) == b"HIPRTC_SUCCESS" and lib.hiprtcGetErrorString(100) == b"HIPRTC_ERROR_LINKING"
+
+
+def test_cmake_finds_hiprtc_through_the_toolchain_file_and_the_call_gets_the_stub_error(
+        toolchain: Path, tmp_path: Path) -> None:
+    """find_library(HIPRTC_LIB hiprtc REQUIRED) in a project configured with a generated toolchain file
+    finds the prefix's stub; the program links with the prefix's clang++ and, run, gets its error."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(RTC_PROJECT)
+    (src / "main.hip").write_text(RTC_PROGRAM)
+    tc = generate(toolchain, tmp_path / "toolchain.cmake")
+    out = configure(src, tmp_path / "build", tc).stdout
+    assert f"HIPRTC_LIB={toolchain}/lib/libhiprtc.so" in out
+    build(tmp_path / "build")
+    exe = tmp_path / "build" / "rtc"
+    needed = subprocess.run([str(LLVM_BIN / "llvm-readelf"), "-d", str(exe)], capture_output=True, text=True,
+                            check=True).stdout
+    assert "[libhiprtc.so.7]" in needed
+    # No LD_LIBRARY_PATH: the toolchain file's build RPATH reaches the prefix's lib/.
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    run = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"hiprtcCreateProgram: {HIPRTC_ERROR_INTERNAL_ERROR} null\n{STUB_MESSAGE}" in run.stdout

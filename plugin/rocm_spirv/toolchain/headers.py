@@ -4,7 +4,10 @@ The triton wheel carries a subset of ROCm 7.1's HIP headers. A header it lacks
 would otherwise be found further down the include path, in a system HIP of
 another version (Debian's /usr/include/hip is 5.2), and mix two ABIs in one
 build. Every ROCm HIP header name absent from the subset therefore gets a
-guard in the prefix that stops the compile with the cause and the remedy.
+guard in the prefix that stops the compile with the cause and the remedy,
+except hip/hiprtc.h: the prefix writes its own declaration of ROCm 7's runtime
+compilation C API (HIPRTC_H), which the link-only libhiprtc (runtime_stub.py)
+is generated from, so projects that compile against hiprtc configure and link.
 """
 
 from __future__ import annotations
@@ -42,6 +45,90 @@ a full ROCm 7 install (--compiler /opt/rocm/llvm/bin/clang++) or do without this
 """
 
 
+# rocm-spirv's own declaration of the ROCm 7 hiprtc C API (function names, parameter types and
+# hiprtcResult's values as ROCm 7 documents them), for when the wheel carries no hip/hiprtc.h.
+# The option and input-type names are the ROCm 7 spellings over linker_types.h's hipJit* enums.
+HIPRTC_JIT_OPTIONS = (
+    ("MAX_REGISTERS", "MaxRegisters"), ("THREADS_PER_BLOCK", "ThreadsPerBlock"), ("WALL_TIME", "WallTime"),
+    ("INFO_LOG_BUFFER", "InfoLogBuffer"), ("INFO_LOG_BUFFER_SIZE_BYTES", "InfoLogBufferSizeBytes"),
+    ("ERROR_LOG_BUFFER", "ErrorLogBuffer"), ("ERROR_LOG_BUFFER_SIZE_BYTES", "ErrorLogBufferSizeBytes"),
+    ("OPTIMIZATION_LEVEL", "OptimizationLevel"), ("TARGET_FROM_HIPCONTEXT", "TargetFromContext"),
+    ("TARGET", "Target"), ("FALLBACK_STRATEGY", "FallbackStrategy"), ("GENERATE_DEBUG_INFO", "GenerateDebugInfo"),
+    ("LOG_VERBOSE", "LogVerbose"), ("GENERATE_LINE_INFO", "GenerateLineInfo"), ("CACHE_MODE", "CacheMode"),
+    ("NEW_SM3X_OPT", "Sm3xOpt"), ("FAST_COMPILE", "FastCompile"), ("GLOBAL_SYMBOL_NAMES", "GlobalSymbolNames"),
+    ("GLOBAL_SYMBOL_ADDRESS", "GlobalSymbolAddresses"), ("GLOBAL_SYMBOL_COUNT", "GlobalSymbolCount"),
+    ("LTO", "Lto"), ("FTZ", "Ftz"), ("PREC_DIV", "PrecDiv"), ("PREC_SQRT", "PrecSqrt"), ("FMA", "Fma"),
+    ("NUM_OPTIONS", "NumOptions"), ("IR_TO_ISA_OPT_EXT", "IRtoISAOptExt"),
+    ("IR_TO_ISA_OPT_COUNT_EXT", "IRtoISAOptCountExt"),
+)
+HIPRTC_JIT_INPUTS = (
+    ("INPUT_CUBIN", "InputCubin"), ("INPUT_PTX", "InputPtx"), ("INPUT_FATBINARY", "InputFatBinary"),
+    ("INPUT_OBJECT", "InputObject"), ("INPUT_LIBRARY", "InputLibrary"), ("INPUT_NVVM", "InputNvvm"),
+    ("NUM_LEGACY_INPUT_TYPES", "NumLegacyInputTypes"), ("INPUT_LLVM_BITCODE", "InputLLVMBitcode"),
+    ("INPUT_LLVM_BUNDLED_BITCODE", "InputLLVMBundledBitcode"),
+    ("INPUT_LLVM_ARCHIVES_OF_BUNDLED_BITCODE", "InputLLVMArchivesOfBundledBitcode"),
+    ("NUM_INPUT_TYPES", "NumInputTypes"),
+)
+HIPRTC_RESULTS = (
+    ("SUCCESS", 0), ("ERROR_OUT_OF_MEMORY", 1), ("ERROR_PROGRAM_CREATION_FAILURE", 2), ("ERROR_INVALID_INPUT", 3),
+    ("ERROR_INVALID_PROGRAM", 4), ("ERROR_INVALID_OPTION", 5), ("ERROR_COMPILATION", 6),
+    ("ERROR_BUILTIN_OPERATION_FAILURE", 7), ("ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION", 8),
+    ("ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION", 9), ("ERROR_NAME_EXPRESSION_NOT_VALID", 10),
+    ("ERROR_INTERNAL_ERROR", 11), ("ERROR_LINKING", 100),
+)
+HIPRTC_FUNCTIONS = """\
+const char *hiprtcGetErrorString(hiprtcResult result);
+hiprtcResult hiprtcVersion(int *major, int *minor);
+hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *name_expression);
+hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options);
+hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name, int numHeaders,
+                                 const char **headers, const char **includeNames);
+hiprtcResult hiprtcDestroyProgram(hiprtcProgram *prog);
+hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char *name_expression, const char **lowered_name);
+hiprtcResult hiprtcGetProgramLog(hiprtcProgram prog, char *log);
+hiprtcResult hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *logSizeRet);
+hiprtcResult hiprtcGetCode(hiprtcProgram prog, char *code);
+hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet);
+hiprtcResult hiprtcGetBitcode(hiprtcProgram prog, char *bitcode);
+hiprtcResult hiprtcGetBitcodeSize(hiprtcProgram prog, size_t *bitcode_size);
+hiprtcResult hiprtcLinkCreate(unsigned int num_options, hiprtcJIT_option *option_ptr, void **option_vals_pptr,
+                              hiprtcLinkState *hip_link_state_ptr);
+hiprtcResult hiprtcLinkAddFile(hiprtcLinkState hip_link_state, hiprtcJITInputType input_type,
+                               const char *file_path, unsigned int num_options, hiprtcJIT_option *options_ptr,
+                               void **option_values);
+hiprtcResult hiprtcLinkAddData(hiprtcLinkState hip_link_state, hiprtcJITInputType input_type, void *image,
+                               size_t image_size, const char *name, unsigned int num_options,
+                               hiprtcJIT_option *options_ptr, void **option_values);
+hiprtcResult hiprtcLinkComplete(hiprtcLinkState hip_link_state, void **bin_out, size_t *size_out);
+hiprtcResult hiprtcLinkDestroy(hiprtcLinkState hip_link_state);
+"""
+
+
+def hiprtc_header(version: str) -> str:
+    """hip/hiprtc.h for a prefix whose wheel has none: declarations only, C and C++."""
+    results = ",\n".join(f"  HIPRTC_{name} = {value}" for name, value in HIPRTC_RESULTS)
+    options = "".join(f"#define HIPRTC_JIT_{name} hipJitOption{value}\n" for name, value in HIPRTC_JIT_OPTIONS)
+    inputs = "".join(f"#define HIPRTC_JIT_{name} hipJit{value}\n" for name, value in HIPRTC_JIT_INPUTS)
+    return (
+        "/* Generated by rocm-spirv: the ROCm 7 HIP runtime compilation (hiprtc) C API, declared for the\n"
+        f" * ROCm {version} HIP headers of this prefix (the PyPI triton wheel carries no hip/hiprtc.h).\n"
+        " * The prefix's lib/libhiprtc.so is a link-only stub of these functions: with no ROCm\n"
+        " * installed every call fails with HIPRTC_ERROR_INTERNAL_ERROR. Run on a real ROCm 7, the\n"
+        " * program loads ROCm's libhiprtc.so.7 instead. */\n"
+        "#pragma once\n\n#include <stddef.h>\n#include <hip/hip_common.h>\n#include <hip/linker_types.h>\n\n"
+        f"#define hiprtcJIT_option hipJitOption\n{options}"
+        f"#define hiprtcJITInputType hipJitInputType\n{inputs}\n"
+        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+        f"typedef enum hiprtcResult {{\n{results}\n}} hiprtcResult;\n\n"
+        "typedef struct ihiprtcLinkState *hiprtcLinkState;\ntypedef struct _hiprtcProgram *hiprtcProgram;\n\n"
+        f"{HIPRTC_FUNCTIONS}\n#ifdef __cplusplus\n}}\n#endif\n"
+    )
+
+
+# Headers the prefix writes itself where the wheel lacks them, instead of a guard.
+GENERATED = {"hiprtc.h": hiprtc_header}
+
+
 def version_from_header(text: str) -> str | None:
     parts: dict[str, str] = {}
     for line in text.splitlines():
@@ -62,9 +149,11 @@ def install(root: Path, wheel: Path) -> tuple[str, list[str]]:
     version = version_from_header(version_h.read_text(errors="replace")) if version_h.is_file() else None
     if version is None:
         raise UserError(f"{wheel.name} holds no readable hip/hip_version.h", "use a triton wheel with the AMD backend")
-    guarded = [n for n in ROCM_HIP_HEADERS if not (include / "hip" / n).exists()]
-    for name in guarded:
-        write_atomic(include / "hip" / name, GUARD.format(name=name, version=version))
+    absent = [n for n in ROCM_HIP_HEADERS if not (include / "hip" / n).exists()]
+    guarded = [n for n in absent if n not in GENERATED]
+    for name in absent:
+        text = GENERATED[name](version) if name in GENERATED else GUARD.format(name=name, version=version)
+        write_atomic(include / "hip" / name, text)
     # clang reads share/hip/version; without it, it assumes HIP 3.5 and leaves
     # out __clang_hip_runtime_wrapper.h.
     major, minor, patch = versions.parts(version)

@@ -9,6 +9,7 @@ language accept it):
   amdgcn/bitcode/               ROCm 7 device libraries (devicelibs.py)
   include/hip/                  ROCm 7 HIP headers, guards for absent ones (headers.py)
   lib/libamdhip64.so*           link-only HIP runtime for the ROCm 7 ABI (runtime_stub.py)
+  lib/libhiprtc.so*             link-only HIP runtime compilation library, from include/hip/hiprtc.h
   lib/cmake/hip, hip-lang       the HIP CMake packages of that version (cmake_packages.py)
   lib/clang/<N>/                ziglang only: builtin and HIP wrapper headers, compiler-rt
   share/hip/version             the HIP version clang reads
@@ -46,7 +47,8 @@ from rocm_spirv.toolchain.llvm import Llvm, distribution_bindirs, find_llvm, gfx
 from rocm_spirv.toolchain.spirv_val import find_spirv_val
 
 MANIFEST = "manifest.json"
-MANIFEST_SCHEMA = 3
+# 4: runtime_stubs (libamdhip64 and libhiprtc) replaced runtime_stub; an older prefix lacks libhiprtc.
+MANIFEST_SCHEMA = 4
 
 
 @dataclass
@@ -62,7 +64,7 @@ class Manifest:
     bundler: str | None
     gfx_targets: list[str]
     guarded_headers: list[str]
-    runtime_stub: str
+    runtime_stubs: list[str]  # the real file of each link-only library in lib/, runtime_stub.LIBRARIES' order
     # Paths outside the prefix it needs at run time: doctor checks they still exist.
     external: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
@@ -149,7 +151,8 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
     if not targets:
         raise UserError(f"{llvm.clang} lists no AMDGPU targets", "use an LLVM built with the AMDGPU backend")
     devicelibs.build(root, llvm.cc1(), targets, wheel)
-    stub = runtime_stub.build_runtime_stub(_host_cc(llvm), root / "include", root / "lib", hip_version)
+    stubs = [runtime_stub.build_stub(library, _host_cc(llvm), root / "include", root / "lib", hip_version)
+             for library in runtime_stub.LIBRARIES]
     cmake_packages.write_cmake_packages(root, hip_version)
     files = {str(p.relative_to(root)): sha256_file(p)
              for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
@@ -157,7 +160,7 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
         schema=MANIFEST_SCHEMA, rocm_spirv=__version__, llvm_kind=llvm.kind, llvm_version=llvm.version,
         llvm_clang=str(llvm.clang), llvm_why=llvm.why, triton_wheel=wheel.name, hip_version=hip_version,
         bundler=str(bundler) if bundler else None, gfx_targets=targets, guarded_headers=guarded,
-        runtime_stub=stub.path.name, external=external, files=files, spirv_path=chosen.path,
+        runtime_stubs=[s.path.name for s in stubs], external=external, files=files, spirv_path=chosen.path,
     )
 
 
