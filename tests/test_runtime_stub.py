@@ -364,3 +364,37 @@ def test_cmake_finds_hiprtc_through_the_toolchain_file_and_the_call_gets_the_stu
     run = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"hiprtcCreateProgram: {HIPRTC_ERROR_INTERNAL_ERROR} null\n{STUB_MESSAGE}" in run.stdout
+
+
+def _c_api(clang: Path, header: Path, include: Path) -> tuple[dict[str, str], dict[str, int]]:
+    """A header's C functions (name -> clang's spelling of the type) and enumerators (name -> value)."""
+    import json
+
+    done = subprocess.run([str(clang), "-x", "c", "-std=c2x", "-D__HIP_PLATFORM_AMD__", "-I", str(include),
+                           "-fsyntax-only", "-Xclang", "-ast-dump=json", str(header)],
+                          capture_output=True, text=True, check=True)
+    functions: dict[str, str] = {}
+    values: dict[str, int] = {}
+    stack = [json.loads(done.stdout)]
+    while stack:
+        node = stack.pop()
+        if node.get("kind") == "FunctionDecl" and node.get("name", "").startswith("hiprtc"):
+            functions[node["name"]] = node["type"]["qualType"]
+        if node.get("kind") == "EnumConstantDecl" and node.get("name", "").startswith("HIPRTC_"):
+            value = [c for c in node.get("inner", ()) if c.get("kind") == "ConstantExpr"]
+            values[node["name"]] = int(value[0]["value"]) if value else -1
+        stack.extend(node.get("inner", ()))
+    return functions, values
+
+
+def test_hiprtc_declarations_match_a_real_hip_header_where_they_overlap(clang22: Path, toolchain: Path) -> None:
+    """The prefix's own hip/hiprtc.h against AMD's hiprtc.h of Debian's HIP 5.2 (libamdhip64-dev): every
+    function and result code 5.2 has is declared with the same type and value (ROCm 7 only adds)."""
+    debian = Path("/usr/include/hip/hiprtc.h")
+    if not debian.is_file():
+        pytest.skip("no /usr/include/hip/hiprtc.h (apt-get install libamdhip64-dev; .ci/setup does)")
+    ours_f, ours_v = _c_api(clang22, toolchain / "include" / "hip" / "hiprtc.h", toolchain / "include")
+    real_f, real_v = _c_api(clang22, debian, Path("/usr/include"))
+    assert real_f and real_v, "Debian's hiprtc.h parsed to nothing"
+    assert {n: ours_f.get(n) for n in real_f} == real_f
+    assert {n: ours_v.get(n) for n in real_v} == real_v
