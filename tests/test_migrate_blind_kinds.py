@@ -418,3 +418,22 @@ def test_find_package_hip_is_handled_and_each_linking_target_is_the_note(tmp_pat
     result = scan(tmp_path).result
     assert {(f.line, f.rule.id, f.handled) for f in result.findings if f.rule.id == "RSM103"} == {(2, "RSM103", True)}
     assert {(f.line, f.rule.id) for f in result.remaining} == {(4, "RSM120")}
+
+
+# --- kinds blind batch 6 (gromacs, cp2k, TransferBench) showed misread; that batch is no longer held out -----
+
+def test_a_comma_separated_default_list_is_an_arch_list(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
+                         "set(PROJ_HIP_TARGET_ARCH \"gfx801,gfx90a,gfx942\" CACHE STRING \"comma-separated\")\n"
+                         "set(PROJ_NOTE \"gfx90a, and more words\")\n"})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM101"}
+
+
+def test_hip_architectures_copying_the_target_list_follows_it(tmp_path: Path) -> None:
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(p LANGUAGES HIP)\nadd_library(k k.hip)\n"
+        "set_property(TARGET k PROPERTY HIP_ARCHITECTURES \"${CMAKE_HIP_ARCHITECTURES}\")\n"
+        "set_property(TARGET k PROPERTY HIP_ARCHITECTURES gfx90a)\n")
+    result = scan(tmp_path).result
+    assert {(f.line, f.rule.id, f.handled) for f in result.findings if f.rule.id == "RSM102"} == {
+        (3, "RSM102", True), (4, "RSM102", False)}

@@ -56,6 +56,12 @@ def _read_later(file: Analyzer, var: str, cmd: Command) -> bool:
         rf"\b(?:LISTS|IN_LIST|DEFINED)\s+{var}\b|\bif\s*\(\s*(?:NOT\s+)?\"?{var}\b", rest) is not None
 
 
+def _comma_list(item: str) -> list[str]:
+    """"gfx801,gfx90a,gfx942": a project's comma-separated GPU list (split by its own code) is its items."""
+    parts = [p.strip() for p in item.split(",")]
+    return parts if len(parts) > 1 and all(ARCH_ITEM.match(p) for p in parts) else [item]
+
+
 def set_command(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
     if not values:
@@ -74,7 +80,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         rest = rest[: rest.index("CACHE")]
     if "PARENT_SCOPE" in rest:
         rest = [v for v in rest if v != "PARENT_SCOPE"]
-    items = [i for v in rest for i in split_list(v)]
+    items = [part for v in rest for i in split_list(v) for part in _comma_list(i)]
     gfx_items = [i for i in items if GFX.search(i)]
     copied = [m.group(1) for i in items if (m := REF.match(i))]
     if items and len(copied) == len(items) and set(copied) <= file.arch_names():

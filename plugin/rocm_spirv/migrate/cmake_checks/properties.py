@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.hip_targets import RSM120
 from rocm_spirv.migrate.cmake_checks.topic import Topic
+from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, split_list
-from rocm_spirv.migrate.cmake_words import GFX
+from rocm_spirv.migrate.cmake_words import GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 from rocm_spirv.offload import SPIRV_TARGET
 
@@ -51,6 +52,15 @@ def properties(file: Analyzer, cmd: Command) -> None:
         return
     for t in targets:
         file.property_targets.setdefault(t, cmd)
+    copied = [m.group(1) for a in archs if (m := REF.match(a))]
+    if archs and len(copied) == len(archs) and set(copied) <= TARGET_VARS:
+        # HIP_ARCHITECTURES "${CMAKE_HIP_ARCHITECTURES}": the target list the toolchain sets, copied; its
+        # origin is the construct (an RSM101 where the project sets it).
+        file.add(RSM102, cmd, f"HIP_ARCHITECTURES of {', '.join(targets) or 'a target'} copies "
+                 f"{', '.join(copied)}", "nothing to do: it follows the target list", Redirect.TOOLCHAIN,
+                 handled=True)
+        return
+    for t in targets:
         file.target_findings.setdefault(len(file.report.findings), set()).add(t)
     file.add(RSM102, cmd, f"HIP_ARCHITECTURES of {', '.join(targets) or 'a target'} set to "
              f"{' '.join(archs) or 'an empty list'}",
