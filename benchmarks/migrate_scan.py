@@ -238,7 +238,8 @@ def main() -> int:
         "targets": {"scan_wall_s": f"< {TIME_TARGET_S}", "traced_peak_growth": f"< {MEMORY_GROWTH_TARGET}"},
         "met": {"scan_wall_s": wall < TIME_TARGET_S, "traced_peak_growth": growth < MEMORY_GROWTH_TARGET},
         "machine": {"python": sys.version.split()[0], "platform": platform.platform(),
-                    "processor": platform.processor() or platform.machine()},
+                    "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+                    "load_average_1m": round(os.getloadavg()[0], 2)},
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "migrate_scan.json").write_text(json.dumps(result, indent=2) + "\n")
@@ -254,7 +255,9 @@ def main() -> int:
         f"| traced peak, {args.files} files | {peak_big / 1e6:.2f} MB | < {MEMORY_GROWTH_TARGET}x the "
         f"{small}-file peak | {'yes' if result['met']['traced_peak_growth'] else 'NO'} ({growth:.2f}x) |",
         f"| process ru_maxrss | {maxrss_kib / 1024:.1f} MiB | | |", "",
-        f"Python {result['machine']['python']} on {result['machine']['platform']}.", "",
+        f"Python {result['machine']['python']} on {result['machine']['platform']}, {os.cpu_count()} CPUs, load "
+        f"average {result['machine']['load_average_1m']} (1 min) at the end: the machine is shared, so CPU time is "
+        "the scan's cost and wall time includes waiting for a core.", "",
     ]
     (RESULTS / "migrate_scan.md").write_text("\n".join(md))
     print("\n".join(md))

@@ -272,6 +272,23 @@ def describe(path: Path) -> str:
     return f"is a {file_kind(os.stat(path).st_mode)}, not a regular file"
 
 
+def _open_regular_fd(path: str | Path) -> tuple[int, os.stat_result]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as err:
+        if err.errno == errno.ENXIO:  # a UNIX socket cannot be opened at all
+            raise NotRegularFile(err.errno, describe(Path(path)), str(path)) from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
+        raise NotRegularFile(errno.EINVAL, f"is a {file_kind(st.st_mode)}, not a regular file", str(path))
+    os.set_blocking(fd, True)
+    return fd, st
+
+
 def open_regular(path: Path) -> BinaryIO:
     """Open a regular file for reading; a folder raises IsADirectoryError, anything else NotRegularFile,
     without blocking.
@@ -280,29 +297,35 @@ def open_regular(path: Path) -> BinaryIO:
     ends, so the file is opened non-blocking and its type checked on the open descriptor (no race
     with a rename between a stat and the open).
     """
+    return os.fdopen(_open_regular_fd(path)[0], "rb")
+
+
+def read_regular_stat(path: str | Path, limit: int) -> tuple[os.stat_result, bytes | None]:
+    """The stat of a regular file (of the open descriptor) and its bytes, opened as open_regular does: None
+    when the stat says it is larger than limit, else at most limit + 1 bytes (it may have grown since).
+    Reads by the file's size: one read of limit + 1 bytes costs a buffer that large per file."""
+    fd, st = _open_regular_fd(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as err:
-        if err.errno == errno.ENXIO:  # a UNIX socket cannot be opened at all
-            raise NotRegularFile(err.errno, describe(path), str(path)) from None
-        raise
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+        if st.st_size > limit:
+            return st, None
+        chunks: list[bytes] = []
+        size, want = 0, st.st_size + 1
+        while size <= limit:
+            chunk = os.read(fd, min(want, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            want = 1 << 16
+        return st, chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
         os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
-        raise NotRegularFile(errno.EINVAL, f"is a {file_kind(mode)}, not a regular file", str(path))
-    os.set_blocking(fd, True)
-    return os.fdopen(fd, "rb")
 
 
 def read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of a regular file of at most limit bytes; None when it is larger."""
-    with open_regular(path) as f:
-        if os.fstat(f.fileno()).st_size > limit:
-            return None
-        data = f.read(limit + 1)  # the file may have grown since fstat
-        return None if len(data) > limit else data
+    data = read_regular_stat(path, limit)[1]
+    return None if data is None or len(data) > limit else data
 
 
 def refuse_newlines(**values: object) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocm_spirv.fsutil import NotRegularFile, open_regular
+from rocm_spirv.fsutil import NotRegularFile, read_regular_stat
 from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import CondDefine, FileReport, ScanResult
@@ -57,23 +57,26 @@ class Scan:
 @dataclass(frozen=True)
 class Read:
     text: str | None
-    stamp: Stamp | None = None
     why: str = ""  # why text is None
+    st: os.stat_result | None = None
+    data: bytes = b""
+
+    def stamp(self) -> Stamp | None:
+        """Hashed only for the few files planning may edit."""
+        return None if self.st is None else Stamp.of(self.st, self.data)
 
 
-def _read(path: Path) -> Read:
+def _read(path: str) -> Read:
     try:
-        # A FIFO named kernels.hip must not hang the scan: open_regular refuses it without blocking.
-        with open_regular(path) as f:
-            st = os.fstat(f.fileno())
-            if st.st_size > MAX_BYTES:
-                return Read(None, why=f"larger than {MAX_BYTES >> 20} MiB; skipped")
-            data = f.read(MAX_BYTES + 1)
+        # A FIFO named kernels.hip must not hang the scan: read_regular_stat refuses it without blocking.
+        st, data = read_regular_stat(path, MAX_BYTES)
     except NotRegularFile as err:
         return Read(None, why=f"{err.strerror}; skipped")
     except OSError as err:
         return Read(None, why=f"unreadable ({err.strerror or err}); skipped")
-    return Read(decode(data), Stamp.of(st, data))
+    if data is None:
+        return Read(None, why=f"larger than {MAX_BYTES >> 20} MiB; skipped")
+    return Read(decode(data), st=st, data=data)
 
 
 def for_analysis(text: str) -> str:
@@ -91,7 +94,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     # scope, and the walk reuses the result (a second pass doubled the time of a 4 MiB CMakeLists.txt).
     top: tuple[str, tuple[FileReport, CMakeFacts]] | None = None
     if root.is_dir():
-        first = _read(base / "CMakeLists.txt").text
+        first = _read(os.path.join(base, "CMakeLists.txt")).text
         if first is not None:
             try:
                 analyzed = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), Context(top_level=True))
@@ -107,7 +110,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             return ()
         parent = posixpath.dirname(rel_dir)
         while parent not in scopes:
-            text = _read(base / parent / "CMakeLists.txt").text
+            text = _read(os.path.join(base, parent, "CMakeLists.txt")).text
             if text is not None:
                 ctx = Context(top_policy, False, inherited(parent))
                 try:
@@ -134,7 +137,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                                            "its files were not checked"))
             continue
         result.files_scanned += 1
-        read = _read(base / rel)
+        read = _read(os.path.join(base, rel))
         text = read.text
         if text is None:
             result.files.append(FileReport(rel, kind, error=read.why))
@@ -155,8 +158,9 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                     out.texts[rel] = for_analysis(text)
                     if text.startswith(BOM):
                         out.bom.add(rel)
-                    if read.stamp is not None:
-                        out.stamps[rel] = read.stamp
+                    stamp = read.stamp()
+                    if stamp is not None:
+                        out.stamps[rel] = stamp
                 if rel in out.texts or facts.has_find_package or facts.calls_package:
                     out.facts[rel] = facts
             elif kind == "presets":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -59,9 +60,11 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
         if kind is not None:
             yield root.name, kind
         return
-    seen: set[str] = set()  # resolved paths of symlinked files yielded so far
+    # Nothing is kept per file (memory stays flat on 50,000 files): whether a symlink's target was yielded
+    # under its own name is decided again at the end, for the few symlinks.
+    top = os.path.realpath(root)
     links: list[tuple[str, str, str]] = []  # (resolved, rel, kind) of symlinks, checked once all files are known
-    stack: list[tuple[str, str]] = [(os.path.realpath(root), "")]
+    stack: list[tuple[str, str]] = [(top, "")]
     while stack:
         path, rel = stack.pop()
         try:
@@ -86,11 +89,37 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
                 if e.is_symlink():
                     links.append((os.path.realpath(e.path), r, kind))
                 else:
-                    seen.add(e.path)
                     yield r, kind
         stack.extend(reversed(subdirs))
     # Symlinks last: one whose target was already yielded under its own name is the same file.
+    seen: set[str] = set()  # resolved paths of the symlinked files yielded
     for real, r, kind in links:
-        if real not in seen:
+        if real not in seen and not _walked(real, top, exclude):
             seen.add(real)
             yield r, kind
+
+
+def _walked(real: str, top: str, exclude: Sequence[str]) -> bool:
+    """Whether walk from the resolved folder top yielded the file at the resolved path real under its own
+    name: the folders down to it were entered (the tests walk makes, again) and the file is one it yields."""
+    prefix = top.rstrip(os.sep) + os.sep
+    if not real.startswith(prefix):
+        return False
+    parts = real[len(prefix):].split(os.sep)
+    folder = top
+    for i, name in enumerate(parts[:-1]):
+        folder = os.path.join(folder, name)
+        if name in SKIP_DIRS or excluded("/".join(parts[:i + 1]), exclude) or \
+                os.path.exists(os.path.join(folder, "CMakeCache.txt")):
+            return False
+        try:
+            with os.scandir(folder):
+                pass
+        except OSError:
+            return False  # walk reported it as a folder it could not list
+    try:
+        mode = os.lstat(real).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode) and classify(parts[-1]) is not None and \
+        not excluded("/".join(parts), exclude)
