@@ -8,6 +8,10 @@ Projects (settings in PROJECTS):
   GoogleTest and Google Benchmark from Debian: libgtest-dev, libbenchmark-dev), 4 targets;
 - AMD's prefix-sum example (2 kernels, unmodified), 4 targets.
 
+The reduction tutorial does not build with clang 22 in any variant, native included
+(include/Reduction/v8.hpp:170: "zero-length arrays are not permitted in HIP device code"): its
+report records every variant failing for that reason.
+
 HIP-Basic configures since the prefix carries a link-only libhiprtc (its runtime_compilation example
 has `find_library(HIPRTC_LIB hiprtc REQUIRED)`). Every variant builds the same 19 of its 25 example
 targets (HIP_BASIC_TARGETS); left out, in every variant alike: assembly_to_executable and
