@@ -101,6 +101,22 @@ def test_preprocess_step(toolchain: Path, tmp_path: Path, src: Path) -> None:
     assert "wrapper_probe" in (tmp_path / "g.ii").read_text(errors="replace")
 
 
+def test_preprocessed_text_stays_text_under_offload_compress(toolchain: Path, tmp_path: Path, src: Path) -> None:
+    """--offload-compress would compress the bundled -E output, which compiler caches parse for line
+    markers (sccache failed on it: 'Failed to parse included file path'); the object stays compressed."""
+    flags = ["-x", "hip", "--offload-arch=amdgcnspirv", "--offload-arch=gfx942", "--offload-compress", "-O1"]
+    out = run(toolchain, tmp_path, *flags, "-E", str(src), "-o", "g.ii")
+    assert out.returncode == 0, out.stderr
+    text = (tmp_path / "g.ii").read_bytes()
+    assert not text.startswith(b"CCOB")
+    # One text section per offload target (the -E bundle names the SPIR-V one hip-amdgcn-…--amdgcnspirv).
+    assert text.count(b"__CLANG_OFFLOAD_BUNDLE____START__ hip-") == 2 and b"--amdgcnspirv\n" in text
+    assert f'# 1 "{src}"'.encode() in text
+    out = run(toolchain, tmp_path, *flags, "-c", str(src), "-o", "g.o")
+    assert out.returncode == 0, out.stderr
+    assert b"CCOB" in (tmp_path / "g.o").read_bytes()
+
+
 def test_syntax_only_step(toolchain: Path, tmp_path: Path, src: Path) -> None:
     out = run(toolchain, tmp_path, "-x", "hip", "--offload-arch=amdgcnspirv", "-fsyntax-only", str(src))
     assert out.returncode == 0 and not unused(out.stderr), out.stderr

@@ -49,7 +49,7 @@ prefix=${{bindir%/*}}
 # src: a source is compiled (-x LANG or a source file), whether the output is an
 # object (-c), assembly (-S), preprocessed text (-E), nothing (-fsyntax-only) or a
 # linked program (one-step compile and link); link: the driver links.
-spirv=0 backend="" src=0 link=1 obj=0 preprocess=0 dry=0 gfx="" want_x=0 want_o=0 out="" devdebug=0
+spirv=0 backend="" src=0 link=1 obj=0 preprocess=0 text=0 compress=0 dry=0 gfx="" want_x=0 want_o=0 out="" devdebug=0
 scan() {{
   if [ $want_x -eq 1 ]; then want_x=0; [ "$1" != none ] && src=1; return; fi
   if [ $want_o -eq 1 ]; then want_o=0; out=$1; return; fi
@@ -71,7 +71,10 @@ scan() {{
     -o*) out=${{1#-o}} ;;
     -c) link=0 obj=1 ;;
     -S|-emit-llvm) link=0 dry=1 ;;
-    -E|-M|-MM|-fsyntax-only) link=0 preprocess=1 ;;
+    -E) link=0 preprocess=1 text=1 ;;
+    -M|-MM|-fsyntax-only) link=0 preprocess=1 ;;
+    --offload-compress) compress=1 ;;
+    --no-offload-compress) compress=0 ;;
     --version|-print-*|--print-*|-###) link=0 dry=1 ;;
     -*) ;;
     *.hip|*.cu|*.cpp|*.cc|*.cxx|*.c++|*.cp|*.C|*.CPP|*.c|*.hipi|*.cui|*.ii|*.i) src=1 ;;
@@ -90,6 +93,11 @@ done
 # Links take libamdhip64 from this prefix (the ROCm 7 ABI of its headers): the
 # driver's own -L<rocm>/lib comes after the system dirs, where another HIP may be.
 if [ $link -eq 1 ]; then set -- -L"$prefix/lib" "$@"; fi
+# Preprocessed text stays text: --offload-compress would compress the bundled -E
+# output, which compiler caches parse for included files (sccache's linemarker
+# parser fails on the compressed bytes, and a cache that found no includes in them
+# would not notice a header change). The object is still compressed.
+if [ $text -eq 1 ] && [ $compress -eq 1 ]; then set -- "$@" --no-offload-compress; fi
 if [ $spirv -eq 1 ]; then
   n=$#; i=0
   while [ $i -lt $n ]; do
