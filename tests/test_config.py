@@ -103,7 +103,7 @@ def test_the_example_on_the_cli_page_is_read_as_written(tmp_path: Path) -> None:
     doc = conforms(json.loads(cli("config", str(p), "--json").stdout))
     values = {s["key"]: s["value"] for s in doc["settings"] if s["source"] == "file"}
     assert values == {"migrate.fail-on": "error", "migrate.select": ["RSM1", "RSM204"], "migrate.ignore": ["RSM120"],
-                      "migrate.exclude": ["third_party/*"],
+                      "migrate.exclude": ["third_party/*"], "migrate.preview": False,
                       "migrate.baseline": str(p / "ci" / "migrate-baseline.json"),
                       "compare.archs": "gfx90a,gfx942,gfx1100", "compare.reference-arch": "gfx942",
                       "compare.jit-targets": "gfx1100", "compare.repeat": 5, "compare.compress": True}

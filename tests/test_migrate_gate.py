@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,56 @@ def test_text_output_is_compiler_style_and_fits_80_columns(tmp_path: Path,
     code, out = run(capsys, str(root), "--format", "table")
     assert code == 0 and "┃" not in out and out.splitlines()[0].endswith("lib [x]")
     assert [m.groupdict() for m in map(diag.match, out.splitlines()) if m] == [m.groupdict() for m in heads]
+
+
+@pytest.fixture
+def rsm204_status() -> Iterator[Callable[[str], None]]:
+    """Set RSM204's status for one test (rules are frozen: the finding builders share the one object)."""
+    from rocm_spirv.migrate.registry import RULES
+
+    rule = RULES["RSM204"]
+    before = rule.status
+
+    def put(status: str) -> None:
+        object.__setattr__(rule, "status", status)
+
+    yield put
+    put(before)
+
+
+def test_a_preview_rule_runs_only_under_preview(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                rsm204_status: Callable[[str], None]) -> None:
+    """ruff's RuleStatus: a rule in preview is not reported (nor gates --check) without --preview."""
+    root = project(tmp_path, TOOLCHAIN_ONLY, "__global__ void k() { asm volatile(\"s_nop 0\"); }\n")
+
+    def rules(*argv: str) -> list[str]:
+        assert main(["migrate", str(root), "--json", *argv]) in (0, 1)
+        return sorted({f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]})
+
+    assert "RSM204" in rules()
+    rsm204_status("preview")
+    assert "RSM204" not in rules() and "RSM120" in rules()
+    assert "RSM204" in rules("--preview")
+    (root / "rocm-spirv.toml").write_text("[migrate]\npreview = true\n")
+    assert "RSM204" in rules() and "RSM204" not in rules("--no-preview")
+
+
+def test_selecting_a_deprecated_rule_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           rsm204_status: Callable[[str], None]) -> None:
+    root = project(tmp_path, TOOLCHAIN_ONLY, "__global__ void k() { asm volatile(\"s_nop 0\"); }\n")
+    rsm204_status("deprecated")
+    assert main(["migrate", str(root), "--select", "RSM204"]) == 0
+    err = capsys.readouterr().err
+    assert err == "rocm-spirv: warning: --select RSM204: rule RSM204 (inline-asm) is deprecated since 0.1.0\n"
+    assert main(["migrate", str(root), "--select", "RSM2"]) == 0  # a prefix is not a request for it
+    assert capsys.readouterr().err == ""
+
+
+def test_every_rule_has_a_status_and_a_release() -> None:
+    from rocm_spirv import __version__
+    from rocm_spirv.migrate.findings import RULE_STATUSES
+    from rocm_spirv.migrate.registry import RULES
+
+    for rule in RULES.values():
+        assert rule.status in RULE_STATUSES, rule.id
+        assert re.fullmatch(r"\d+\.\d+\.\d+", rule.since) and rule.since <= __version__, rule.id

@@ -123,6 +123,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("migrate.exclude", "exclude", "--exclude", _str_list, [], "skip paths matching these globs"),
     Setting("migrate.fail-on", "fail_on", "--fail-on", _choice("error", "warning", "note"), "warning",
             "lowest severity that fails --check"),
+    Setting("migrate.preview", "preview", "--preview", _bool, False, "also report rules in preview"),
     Setting("migrate.baseline", "baseline", "--baseline", _path, None,
             "findings recorded in this file do not fail --check", relative_path=True),
     Setting("compare.archs", "archs", "--archs", _archs, None, "the native targets the per-arch build compiles"),

@@ -54,6 +54,9 @@ def register(sub: Any) -> None:
                    help="report only these rule ids or prefixes (RSM1, RSM204; comma-separated, repeatable)")
     p.add_argument("--ignore", action="append", default=None, metavar="IDS",
                    help="never report these rule ids or prefixes (comma-separated, repeatable)")
+    p.add_argument("--preview", action=argparse.BooleanOptionalAction, default=None,
+                   help="also report rules in preview (new rules whose precision is not measured yet; "
+                        "the rule table of docs/migrate.md gives each rule's status)")
     p.add_argument("--fail-on", choices=("error", "warning", "note"), default=None,
                    help="lowest severity that fails --check (default warning: notes never fail)")
     p.add_argument("--baseline", type=Path, metavar="FILE",
@@ -100,7 +103,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.write_baseline is not None and settings.sources["migrate.baseline"] == "file":
         args.baseline = None  # recording the baseline the settings name: it may not exist yet
     gate = Gate(gating.check_rule_ids(args.select, "--select"), gating.check_rule_ids(args.ignore, "--ignore"),
-                args.fail_on, _baseline(args.baseline))
+                args.fail_on, _baseline(args.baseline), preview=bool(args.preview))
+    for line in gating.deprecated_selected(gate.select):
+        complain("warning", line)
     mode = "apply" if args.apply else "diff" if args.diff else "check" if args.check else "report"
     if args.build_dir is not None:
         args.configure = True

@@ -8,6 +8,13 @@ from typing import Literal
 
 # the static scan, the oracle (the real CMake and clang), or both for one construct
 Source = Literal["static", "configure", "both"]
+# After ruff's RuleStatus: a preview rule is reported only under --preview (its precision is not yet
+# measured on code it was not written against); a deprecated one still runs, and --select naming it
+# says so. New rules start in preview; a blind batch that holds them promotes them to stable.
+RuleStatus = Literal["stable", "preview", "deprecated"]
+RULE_STATUSES: tuple[RuleStatus, ...] = ("stable", "preview", "deprecated")
+# The release every rule of the first release carries as `since`.
+FIRST_RELEASE = "0.1.0"
 
 
 class Severity(Enum):
@@ -44,6 +51,8 @@ class Rule:
     # Neither a toolchain file nor retargeting changes its build-file findings: --apply notes each one, and
     # cmake/RocmSpirvScan.cmake (_ROCM_SPIRV_UNREACHABLE_RULES) warns about them at configure time.
     unreachable: bool = False
+    status: RuleStatus = "stable"
+    since: str = FIRST_RELEASE  # the rocm-spirv version that first reported it
 
 
 @dataclass(frozen=True)

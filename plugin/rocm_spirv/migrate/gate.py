@@ -46,6 +46,13 @@ def check_rule_ids(ids: Iterable[str], flag: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def deprecated_selected(select: frozenset[str]) -> list[str]:
+    """One warning line per deprecated rule --select names by its full id (a prefix that happens to
+    cover one is not a request for it)."""
+    return [f"--select {rid}: rule {rid} ({RULES[rid].name}) is deprecated since {RULES[rid].since}"
+            for rid in sorted(select) if rid in RULES and RULES[rid].status == "deprecated"]
+
+
 def selected(rule_id: str, select: frozenset[str], ignore: frozenset[str]) -> bool:
     """ruff's rule: with no --select every rule is selected; the longer matching prefix decides, and
     --ignore wins a tie."""
@@ -120,6 +127,7 @@ class Gate:
     ignore: frozenset[str] = frozenset()
     fail_on: FailOn = "warning"
     baseline: frozenset[str] | None = None
+    preview: bool = False  # report rules in preview too (--preview)
 
 
 @dataclass(frozen=True)
@@ -131,11 +139,13 @@ class Verdict:
 
 
 def filter_selected(result: ScanResult, gate: Gate) -> None:
-    """Drop findings of rules --select/--ignore leave out (they are not reported at all, as in ruff)."""
-    if not gate.select and not gate.ignore:
+    """Drop findings of rules --select/--ignore leave out, and of rules in preview without --preview
+    (they are not reported at all, as in ruff)."""
+    if not gate.select and not gate.ignore and gate.preview:
         return
     for r in result.files:
-        r.findings[:] = [f for f in r.findings if selected(f.rule.id, gate.select, gate.ignore)]
+        r.findings[:] = [f for f in r.findings if selected(f.rule.id, gate.select, gate.ignore)
+                         and (gate.preview or f.rule.status != "preview")]
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
 
 

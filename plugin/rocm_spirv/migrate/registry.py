@@ -26,5 +26,6 @@ UNREACHABLE = frozenset(r.id for r in RULES.values() if r.unreachable)
 
 def rule_table() -> str:
     """The rule table of docs/migrate.md, which tests/test_migrate_registry.py holds to this text."""
-    rows = [f'| <a id="{r.id.lower()}"></a>{r.id} | {r.name} | {r.severity.value} | {r.help} |' for r in RULES.values()]
-    return "\n".join(["| id | name | severity | why |", "|---|---|---|---|", *rows]) + "\n"
+    rows = [f'| <a id="{r.id.lower()}"></a>{r.id} | {r.name} | {r.severity.value} | {r.status} | {r.since} | {r.help} |'
+            for r in RULES.values()]
+    return "\n".join(["| id | name | severity | status | since | why |", "|---|---|---|---|---|---|", *rows]) + "\n"
