@@ -258,3 +258,51 @@ def test_every_view_follows_the_table() -> None:
         assert cmake_words.GFX.search(f"set(SUPPORTED_ARCHS {t.name})"), t.name
     for wrong in ("gfx9", "gfx", "gfx90abc", "gfx-generic", "sm_80", "GFX942"):
         assert not offload.is_gpu_name(wrong), wrong
+
+
+# docs/developing.md's worked example: a hypothetical family, one processor and its generic ISA, with
+# EF_AMDGPU_MACH values LLVM does not use.
+NEW_FAMILY = (offload.GpuTarget("gfx1400", 0x70), offload.GpuTarget("gfx14-generic", 0x71))
+
+
+def test_adding_a_gpu_family_is_rows_in_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The worked example done at test time: two rows in offload.TARGETS, and every Python view
+    follows; the CMake fallback list is the one edit beside it, and test_cmake_and_python_agree
+    names it until it is made."""
+    from rocm_spirv.cli import main
+    from rocm_spirv.inspect import codeobject
+    from rocm_spirv.migrate import cmake_words
+
+    assert not {t.mach for t in NEW_FAMILY} & set(offload.MACH)
+    table = (*offload.TARGETS, *NEW_FAMILY)
+    generic = offload.generic_targets(table)
+    assert generic == (*offload.GENERIC_TARGETS, "gfx14-generic")  # newest family last
+    monkeypatch.setattr(offload, "TARGETS", table)
+    monkeypatch.setattr(offload, "GENERIC_TARGETS", generic)
+    for mach, name in offload.mach_table(NEW_FAMILY).items():
+        monkeypatch.setitem(offload.MACH, mach, name)  # the one dict inspect reads
+    # inspect names a code object of the new processor (a bare ELF header, code object v6, xnack any)
+    flags = 0x70 | 1 << 8 | 1 << 10
+    header = codeobject.ELF_HEADER.pack(b"\x7fELF" + bytes([2, 1, 1, codeobject.ELFOSABI_AMDGPU_HSA, 4]) + bytes(7),
+                                        3, codeobject.EM_AMDGPU, 1, 0, 0, 0, flags, 64, 0, 0, 64, 0, 0)
+    info = codeobject.parse_code_object(header, 0, len(header))
+    assert (info.target_id, info.code_object_version) == ("gfx1400", 6)
+    # The name checks take the new names, with features.
+    for t in NEW_FAMILY:
+        assert offload.is_gpu_name(t.name) and offload.is_target_id(f"{t.name}:xnack-")
+        assert cmake_words.ARCH_ITEM.match(t.name) and cmake_words.GFX.search(f"set(SUPPORTED_ARCHS {t.name})")
+    # migrate reports an allow-list of only the new family.
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+        "set(SUPPORTED_ARCHS gfx1400 gfx14-generic)\n"
+        "foreach(t IN LISTS GPU_TARGETS)\n  if(NOT t IN_LIST SUPPORTED_ARCHS)\n"
+        "    message(FATAL_ERROR \"${t} is not supported\")\n  endif()\nendforeach()\n")
+    assert main(["migrate", str(tmp_path / "p"), "--json", "--select", "RSM108"]) == 0
+    found = json.loads(capsys.readouterr().out)["findings"]
+    assert [f["line"] for f in found if f["rule"] == "RSM108"] == [3, 5], found  # the list and its test
+    # CMake's fallback list is not generated: the vocabulary test fails on exactly that list.
+    cm, py = cmake_side(tmp_path), python_side()
+    assert [k for k in py if cm[k] != py[k] and not k.startswith("flags")] == ["generic"]
+    assert py["generic"] == [*cm["generic"], "gfx14-generic"]

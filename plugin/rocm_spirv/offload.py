@@ -5,7 +5,8 @@ cmake/RocmSpirvOffload.cmake spells the same rules for the CMake package and tem
 for Bazel; tests/test_offload_vocabulary.py runs them on the same inputs so they cannot drift.
 
 Adding a GPU family is one row per processor in TARGETS (its EF_AMDGPU_MACH value from LLVM's
-AMDGPUUsage); the generic names, `inspect`'s code-object table and the CMake fallback list follow.
+AMDGPUUsage); the generic names and `inspect`'s code-object table follow, and the CMake fallback
+list is held to them by a test (docs/developing.md walks through one).
 Which targets a compiler accepts comes from the compiler itself (the probe's gfx_targets, from
 `-print-supported-cpus`); TARGETS is the fallback for reading binaries and checking name shapes.
 """
@@ -64,10 +65,22 @@ TARGETS: tuple[GpuTarget, ...] = tuple(GpuTarget(n, m) for m, n in (
     (0x5B, "gfx12-5-generic"), (0x5C, "gfx1172"), (0x5D, "gfx1170"), (0x5E, "gfx1171"),
     (0x5F, "gfx9-4-generic"), (0x62, "gfx11-7-generic"), (0x63, "gfx13-generic"),
 ))
-MACH: dict[int, str] = {t.mach: t.name for t in TARGETS}
-# Generic ISA names, oldest family first (the order CMake's fallback list gives them).
-GENERIC_TARGETS: tuple[str, ...] = tuple(sorted(
-    (t.name for t in TARGETS if t.generic), key=lambda n: tuple(int(x) for x in re.findall(r"[0-9]+", n))))
+
+
+def mach_table(targets: Sequence[GpuTarget]) -> dict[int, str]:
+    """EF_AMDGPU_MACH value -> target name: how `inspect` names a code object's processor."""
+    return {t.mach: t.name for t in targets}
+
+
+def generic_targets(targets: Sequence[GpuTarget]) -> tuple[str, ...]:
+    """Generic ISA names, oldest family first (the order CMake's fallback list gives them)."""
+    return tuple(sorted((t.name for t in targets if t.generic),
+                        key=lambda n: tuple(int(x) for x in re.findall(r"[0-9]+", n))))
+
+
+# The views of TARGETS every other module reads (docs/developing.md: adding a GPU family).
+MACH: dict[int, str] = mach_table(TARGETS)
+GENERIC_TARGETS: tuple[str, ...] = generic_targets(TARGETS)
 
 
 def is_gpu_name(text: str) -> bool:
