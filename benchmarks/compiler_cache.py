@@ -1,5 +1,10 @@
-"""Compiler caches on samples/hip_library: cold, warm and shared-warm builds in spirv, native
-(4 targets) and hybrid mode, under ccache and sccache, with a shared Redis cache on 127.0.0.1.
+"""Compiler caches on a real project: cold, warm and shared-warm builds in spirv, native (4
+targets) and hybrid mode, under ccache and sccache, with a shared Redis cache on 127.0.0.1.
+
+Projects (--project): samples/hip_library (default), or AMD's HIP example collection as one
+multi-executable project (`example_collection`: HIP-Basic/CMakeLists.txt with GPU_RUNTIME=HIP, the
+19 examples compare_library_scale.py builds; extract the tree first with
+`python benchmarks/compare_library_scale.py extract`, which checks it against its manifest).
 
 Two "machines" on one host: A and B have their own HOME (at different depths), their own
 provisioned prefix under it, their own checkout of the sample and their own local cache; they
@@ -11,9 +16,11 @@ share only a redis-server this script starts on 127.0.0.1 (and stops). Per launc
   add-gpu      (native and hybrid) A builds with one more native target: what it invalidates
 
 Wall and CPU time (children's user+sys) of `cmake --build` (configure is timed apart), and the
-cache's own hit/miss counts. Results: benchmarks/results/cache.{json,md}.
+cache's own hit/miss counts. Results: benchmarks/results/cache.{json,md} (hip_library) and
+benchmarks/results/cache_example_collection.{json,md}.
 
-  nice -n 10 .venv/bin/python benchmarks/compiler_cache.py [--launchers ccache,sccache] [--modes spirv,native,hybrid]
+  nice -n 10 .venv/bin/python benchmarks/compiler_cache.py [--project hip_library|example_collection]
+      [--launchers ccache,sccache] [--modes spirv,native,hybrid]
 """
 
 from __future__ import annotations
@@ -30,12 +37,14 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "plugin"))
 
+import compare_library_scale  # noqa: E402  (this folder: the example collection's pinned tree)
 from rocm_spirv.toolchain import programs  # noqa: E402
 from rocm_spirv.toolchain.cachecheck import free_port, read_stats, zero_stats  # noqa: E402
 from rocm_spirv.toolchain.launcher import Launcher  # noqa: E402
@@ -43,6 +52,28 @@ from rocm_spirv.toolchain.launcher import Launcher  # noqa: E402
 NATIVE = ["gfx908", "gfx90a", "gfx942", "gfx1100"]
 EXTRA_GPU = "gfx1030"
 MODES = {"spirv": (), "native": tuple(NATIVE), "hybrid": tuple(NATIVE)}
+
+
+@dataclass(frozen=True)
+class Project:
+    title: str
+    tree: Path  # copied whole into each machine's HOME
+    source: str  # the CMake source folder inside the copy
+    cmake_args: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()  # built with --target (default: all)
+    out: str = "cache"  # benchmarks/results/<out>.{json,md}
+    sources: str = "6 HIP sources"
+
+
+PROJECTS = {
+    "hip_library": Project("samples/hip_library", REPO / "samples" / "hip_library", "."),
+    "example_collection": Project(
+        f"AMD's HIP example collection ({compare_library_scale.UPSTREAM}@{compare_library_scale.COMMIT[:12]}, "
+        f"HIP-Basic, {len(compare_library_scale.HIP_BASIC_TARGETS)} examples as one project)",
+        compare_library_scale.DEFAULT_DEST, "HIP-Basic", ("-DGPU_RUNTIME=HIP",),
+        compare_library_scale.HIP_BASIC_TARGETS, "cache_example_collection",
+        f"the HIP sources of {len(compare_library_scale.HIP_BASIC_TARGETS)} examples"),
+}
 
 
 def cpu_children() -> float:
@@ -81,10 +112,10 @@ def redis(workdir: Path) -> Iterator[int]:
 
 
 class Machine:
-    def __init__(self, name: str, home: Path, wheel: Path) -> None:
-        self.name, self.home = name, home
-        self.src = home / "work" / "hip_library"
-        shutil.copytree(REPO / "samples" / "hip_library", self.src)
+    def __init__(self, name: str, home: Path, wheel: Path, project: Project) -> None:
+        self.name, self.home, self.project = name, home, project
+        self.src = home / "work" / project.tree.name / project.source
+        shutil.copytree(project.tree, home / "work" / project.tree.name)
         self.env = {**os.environ, "HOME": str(home), "CMAKE_BUILD_PARALLEL_LEVEL": "2"}
         for var in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "ROCM_SPIRV_PREFIX", "ROCM_SPIRV_CACHE", "CCACHE_DIR",
                     "SCCACHE_DIR", "ROCM_SPIRV_LAUNCHER"):
@@ -101,8 +132,9 @@ class Machine:
         build = self.home / "work" / f"build-{tag}"
         conf_wall, conf_cpu, _ = run([programs.command("cmake"), "-S", str(self.src), "-B", str(build), "-G",
                                       "Ninja", f"-DCMAKE_MAKE_PROGRAM={programs.command('ninja')}",
-                                      f"-DCMAKE_TOOLCHAIN_FILE={toolchain}"], env)
-        wall, cpu, _ = run([programs.command("cmake"), "--build", str(build)], env)
+                                      f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", *self.project.cmake_args], env)
+        targets = [a for t in self.project.targets for a in ("--target", t)]
+        wall, cpu, _ = run([programs.command("cmake"), "--build", str(build), *targets], env)
         return {"configure_wall_s": round(conf_wall, 2), "configure_cpu_s": round(conf_cpu, 2),
                 "build_wall_s": round(wall, 2), "build_cpu_s": round(cpu, 2)}
 
@@ -182,11 +214,13 @@ def target_met(r: dict[str, object]) -> bool:
     return isinstance(warm, dict) and warm["misses"] == 0 and warm["build_wall_s"] <= 0.1 * cold["build_wall_s"]
 
 
-def render(results: list[dict[str, object]]) -> str:
-    lines = ["# Compiler caches on samples/hip_library", "",
-             "`nice -n 10 .venv/bin/python benchmarks/compiler_cache.py` on a shared 2-core machine (noisy: CPU time "
+def render(results: list[dict[str, object]], project: Project = PROJECTS["hip_library"]) -> str:
+    command = "benchmarks/compiler_cache.py" + ("" if project is PROJECTS["hip_library"] else
+                                                 f" --project {project.out.removeprefix('cache_')}")
+    lines = [f"# Compiler caches on {project.title}", "",
+             f"`nice -n 10 .venv/bin/python {command}` on a shared 2-core machine (noisy: CPU time "
              "beside wall time). `cmake --build` only; configure is timed apart in the JSON. Hits/misses "
-             "are the cache's own counts for configure + build: 6 HIP sources and CMake's 2 "
+             f"are the cache's own counts for configure + build: {project.sources} and CMake's 2 "
              "compiler-ABI probes (C++, HIP).",
              "native = " + ";".join(NATIVE) + "; hybrid = amdgcnspirv;" + ";".join(NATIVE)
              + f"; add-gpu adds {EXTRA_GPU}. Shared-warm: machine B (other HOME, checkout and prefix path, "
@@ -220,20 +254,25 @@ def render(results: list[dict[str, object]]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--project", choices=sorted(PROJECTS), default="hip_library")
     ap.add_argument("--launchers", default="ccache,sccache")
     ap.add_argument("--modes", default="spirv,native,hybrid")
-    ap.add_argument("--out", type=Path, default=HERE / "results" / "cache")
+    ap.add_argument("--out", type=Path, help="results file stem (default: benchmarks/results/<project's>)")
     ap.add_argument("--no-add-gpu", action="store_true", help="skip the add-gpu step (saves a full rebuild per mode)")
     ap.add_argument("--no-shared", action="store_true", help="skip the shared-warm step (machine B)")
     ap.add_argument("--render", nargs="*", type=Path, default=None,
                     help="only merge these result JSON files into --out (runs done apart)")
     args = ap.parse_args()
+    project = PROJECTS[args.project]
+    args.out = args.out or HERE / "results" / project.out
+    if not project.tree.is_dir():
+        raise SystemExit(f"{project.tree} does not exist: python benchmarks/compare_library_scale.py extract")
     if args.render is not None:
         merged = [r for f in args.render for r in json.loads(f.read_text())["results"]]
         doc = {"schema": "rocm-spirv.bench.cache/1", "host": platform.node(), "cpus": os.cpu_count(),
                "results": merged}
         args.out.with_suffix(".json").write_text(json.dumps(doc, indent=2) + "\n")
-        args.out.with_suffix(".md").write_text(render(merged))
+        args.out.with_suffix(".md").write_text(render(merged, project))
         return 0 if all(target_met(r) for r in merged) else 1
     from rocm_spirv.toolchain.triton import fetch
 
@@ -241,8 +280,8 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="rocm-spirv-cache-bench-") as tmp:
         work = Path(tmp)
-        a = Machine("A", work / "hA", wheel)
-        b = Machine("B", work / "machines" / "second" / "hB", wheel)
+        a = Machine("A", work / "hA", wheel, project)
+        b = Machine("B", work / "machines" / "second" / "hB", wheel, project)
         with redis(work) as port:
             for kind in args.launchers.split(","):
                 path = programs.find([kind])
@@ -255,7 +294,7 @@ def main() -> int:
                     doc = {"schema": "rocm-spirv.bench.cache/1", "host": platform.node(),
                            "cpus": os.cpu_count(), "results": results}
                     args.out.with_suffix(".json").write_text(json.dumps(doc, indent=2) + "\n")
-                    args.out.with_suffix(".md").write_text(render(results))
+                    args.out.with_suffix(".md").write_text(render(results, project))
     return 0 if all(target_met(r) for r in results) else 1
 
 
