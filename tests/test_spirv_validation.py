@@ -39,6 +39,29 @@ def test_the_newest_spirv_val_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert found is not None and found.origin == "the prefix" and found.version == "2025.10"
 
 
+@pytest.mark.slow
+def test_reprovisioning_never_downgrades_the_validator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prefix provisioned with PyPI's newer spirv-val, provisioned again from a Python that cannot see
+    it (a fresh venv: what the docs test's reader did to the user's prefix), keeps it while it exists."""
+    from rocm_spirv.errors import UserError
+    from rocm_spirv.toolchain.provision import provision
+
+    new = fake_val(tmp_path / "site" / "cmeel.prefix" / "bin" / "spirv-val", "2099.1")
+    monkeypatch.setattr(spirv_val, "_cmeel_dirs", lambda: [new.parent])
+    try:
+        link = Path(provision(tmp_path / "tc").prefix) / "bin" / "spirv-val"
+    except UserError as err:
+        pytest.skip(f"toolchain cannot be provisioned: {err.line()}")
+    assert os.path.realpath(link) == str(new)
+    monkeypatch.setattr(spirv_val, "_cmeel_dirs", lambda: [])
+    provision(tmp_path / "tc")
+    assert os.path.realpath(link) == str(new)
+    # Once it is gone, the best one left is linked.
+    new.unlink()
+    provision(tmp_path / "tc")
+    assert link.exists() and os.path.realpath(link) != str(new)
+
+
 def test_cmeel_shims_are_not_candidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """cmeel's console script is a Python process around the same binary: one Python start per module."""
     shim = tmp_path / "bin" / "spirv-val"

@@ -141,10 +141,14 @@ def _build(root: Path, final: Path, llvm: Llvm, bundler: Path | None, wheel: Pat
     wrappers.write(root, final, llvm, bundler, chosen.path)
     # The wrappers run their build-time SPIR-V check with this Python.
     external.append(sys.executable)
-    val = find_spirv_val(None)
+    # The prefix being replaced is a candidate too: re-provisioning from a Python that cannot see
+    # PyPI's newer spirv-val (another venv, a fresh one) must not downgrade the validator the
+    # prefix had while that one still exists. Linked by its real path: the old link is replaced.
+    val = find_spirv_val(final if (final / "bin" / "spirv-val").exists() else None)
     if val is not None:
-        (root / "bin" / "spirv-val").symlink_to(val.path)
-        external.append(val.path)
+        target = os.path.realpath(val.path)
+        (root / "bin" / "spirv-val").symlink_to(target)
+        external.append(target)
     hip_version, guarded = headers.install(root, wheel)
     rocm_layout.write(root, final, llvm, hip_version)
     targets = gfx_targets(llvm.driver())
