@@ -1,6 +1,11 @@
-"""The source checks, one module per topic, each declaring its rules beside the code that words their
-findings and the hooks that report them (source_checks.topic.SourceTopic); source_rules walks a file's lines
-and preprocessor branches and calls the hooks collected here, in order."""
+"""The source checks, one module per concern, each declaring its rules beside the code that words their
+findings and the hooks that report them; source_rules walks a file's lines and preprocessor branches and
+calls the hooks collected here.
+
+- topic: SourceTopic (a concern's rules and hooks), the hook types, `finding`;
+- arch_macros, wave_size, asm, amdgcn_builtins: rules, patterns, finding builders, hooks, topics;
+- here: TOPICS, the order hooks run in; DIRECTIVE_TOPICS, that of the hooks every directive runs; and per
+  hook kind the list source_rules.SourceScan calls."""
 
 from __future__ import annotations
 
