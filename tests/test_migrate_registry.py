@@ -16,6 +16,7 @@ from rocm_spirv.migrate.findings import Rule, Severity
 from rocm_spirv.migrate.oracle import rules as oracle_rules
 from rocm_spirv.migrate.registry import RULES, UNREACHABLE, collect, rule_table
 from rocm_spirv.migrate.scan import scan
+from rocm_spirv.migrate.source_checks.topic import SourceTopic
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,6 +42,16 @@ def test_every_topic_module_is_registered() -> None:
     assert set(map(id, topics)) == set(map(id, cmake_checks.TOPICS))
     assert len(SOURCE_MODULES) >= 4
     assert {r.id for m in SOURCE_MODULES for r in m.RULES} == {r.id for r in source_rules.RULES}
+
+
+def test_every_source_topic_is_registered() -> None:
+    declared = [t for m in SOURCE_MODULES for t in vars(m).values() if isinstance(t, SourceTopic)]
+    assert len(declared) >= 8
+    assert set(map(id, declared)) == set(map(id, source_checks.TOPICS))
+    assert {r.id for t in declared for r in t.rules} == {r.id for r in source_rules.RULES}
+    # every-directive hooks run in an order of their own: each such topic is in it once
+    assert sorted(map(id, source_checks.DIRECTIVE_TOPICS)) == sorted(
+        id(t) for t in source_checks.TOPICS if t.directive is not None)
 
 
 def test_registry_is_the_union_of_the_declaring_modules() -> None:

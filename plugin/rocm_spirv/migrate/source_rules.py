@@ -1,48 +1,49 @@
 """The walk over one HIP/C++ source: the device pass's view of its preprocessor branches, brace depth and
-guards, line by line, calling the checks of source_checks, which declare the rules and word the findings.
-Reported only: --apply never edits a source file."""
+guards, line by line, calling the hooks of source_checks, which declare the rules and word the findings.
+Reported only: --apply never edits a source file.
+
+- may_match, strip: the prefilter on raw text, and the text the rules read (comments and literals blanked);
+- device_visible and the device markers: whether a HIP compile sees the file;
+- Group, Directive: an open #if chain; one directive, continuation lines joined;
+- SourceScan: the state of one file's walk, what conditions mean in it (build, lookup, direct_names, is_arch,
+  need_build, arch_dead), reading a line (at, directive, code) and the steps by directive word (STEPS);
+- analyze: the walk, then the findings a value chain absorbed or a derived macro kills are dropped;
+- promote: after the scan, the #ifs whose defines turned out arch-derived."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding
 from rocm_spirv.migrate.pp import (
     ARCH_MACRO,
     BUILD_ARCH_MACRO,
-    BUILD_WAVE_MACRO,
     Value,
     arch_dependent,
     directive_condition,
     evaluate,
     lookup_device,
 )
-from rocm_spirv.migrate.source_checks import amdgcn_builtins, arch_macros, asm, wave_size
-from rocm_spirv.migrate.source_checks.amdgcn_builtins import (
-    FEATURE_BUILTIN,
-    GUARD_CALL,
-    HAS_BUILTIN,
-    has_builtin,
-    has_builtin_tests,
-    unguarded,
+from rocm_spirv.migrate.source_checks import (
+    BRANCHED_HOOKS,
+    CLOSED_HOOKS,
+    DEAD_HOOKS,
+    DEFINED_HOOKS,
+    DIRECTIVE_HOOKS,
+    OPENED_HOOKS,
+    TOPICS,
+    amdgcn_builtins,
+    arch_macros,
+    asm,
+    wave_size,
 )
-from rocm_spirv.migrate.source_checks.arch_macros import arch_finding, arch_names, arch_use, enum_helper
-from rocm_spirv.migrate.source_checks.asm import INLINE_ASM, asm_in_macro, asm_label, asm_text, gpu_asm, inline_asm
-from rocm_spirv.migrate.source_checks.wave_size import (
-    CONSTEXPR_FN,
-    CONSTEXPR_WARP,
-    FALLBACK_GUARD,
-    RETURN_WARP,
-    WAVE_SOURCE,
-    WAVEFRONT,
-    build_wave_use,
-    defines_wave_size,
-    warp_alias_use,
-    warp_constant,
-    warp_returned,
-    wave_use,
-)
+from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HAS_BUILTIN
+from rocm_spirv.migrate.source_checks.arch_macros import arch_names
+from rocm_spirv.migrate.source_checks.asm import INLINE_ASM
+from rocm_spirv.migrate.source_checks.topic import LineHook
+from rocm_spirv.migrate.source_checks.wave_size import CONSTEXPR_WARP, WAVE_SOURCE, WAVEFRONT
 
 MAX_NESTING = 1000  # #if groups open at once
 RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULES)
@@ -122,8 +123,6 @@ DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__)(?!\w)|(?m:" + PROJEC
 # `static_assert(false, "…")` under an arch test rejects a configuration, like #error: inert under SPIR-V
 INERT_ASSERT = re.compile(r"^\s*static_assert\s*\(\s*(?:false|0)\s*,")
 DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
-# a wave-size alias as a template argument's default: `template <int W = LIB_DEVICE_WARP_THREADS>`
-ALIAS_DEFAULT = re.compile(r"=\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\s*[,>]")
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
@@ -134,8 +133,8 @@ def device_visible(path: str, text: str) -> bool:
     return path.lower().endswith(DEVICE_SUFFIXES) or DEVICE_MARKER.search(text) is not None
 
 
-@dataclass
-class _Group:
+@dataclass(slots=True)
+class Group:
     """One #if … #endif chain as the device pass sees it."""
 
     parent_live: bool
@@ -162,6 +161,19 @@ class _Group:
     # add their macros to it.
     value_chain: tuple[int, Finding, Finding] | None = None
     pending: int = -1  # index in FileReport.pending of the current branch's finding, if its defines may die
+
+
+@dataclass(slots=True)
+class Directive:
+    """One directive, its continuation lines joined. word: the directive word for the conditional ones and
+    #define/#undef (their steps and hooks tell them apart by it), "" for the rest (#include, #pragma, #error)."""
+
+    word: str
+    full: str
+    cond: str = ""  # a conditional's condition, as an #if would test it
+    direct: list[str] = field(default_factory=list)  # its arch macros (direct_names): its RSM201 names them
+    name: str = ""  # #define/#undef: the macro
+    body: str = ""  # #define: the rest of the line
 
 
 def _effective(cond: str, prior: list[str]) -> str:
@@ -192,6 +204,250 @@ def live_under(conditions: tuple[str, ...], arch_derived: set[str]) -> bool:
     return all(evaluate(c, lookup) != 0 for c in conditions)
 
 
+@dataclass(slots=True)
+class SourceScan:
+    """One source file as the walk reads it, line by line: its text, the open #if chains, brace depth and the
+    state the checks of source_checks keep across lines. `at` moves to a line; `directive` and `code` read it,
+    calling the steps (STEPS, by directive word) and the topics' hooks."""
+
+    path: str
+    text: str
+    stripped: str  # comments and literals blanked: what the rules read
+    can: dict[re.Pattern[str], bool]  # per rule pattern: its tokens occur in the stripped text
+    arch_derived: frozenset[str]  # macros other files define only under arch macros
+    report: FileReport
+    add: Callable[[Finding], None] = field(init=False)  # report.findings.append
+    # Most kernels call some __builtin_amdgcn_*, few a feature one: the line loop looks for those (and at
+    # their guards) only when the pattern matches somewhere.
+    feature: bool = field(init=False)
+    derived: set[str] = field(init=False)  # arch_derived and the macros this file defines from arch macros
+    raw_lines: list[str] = field(init=False)
+    lines: list[str] = field(init=False)  # of the stripped text
+    directives: dict[int, tuple[int, str]] = field(init=False)
+    visible: bool = field(init=False)  # a HIP compile sees the file (device_visible)
+    line_hooks: list[LineHook] = field(init=False)  # the topics' line hooks this file wants, in TOPICS order
+    # The build defines its per-arch macros for the host pass too: a .cpp without device functions tests
+    # them in host code (a warning about the chosen GPU), not in the device code SPIR-V changes.
+    scope: bool | None = None  # decided on the first _GFX name: most files have none
+    stack: list[Group] = field(default_factory=list)
+    depth: int = 0  # brace depth of compiled code
+    skip_to: int = -1  # the last continuation line of the directive read last
+    inert: bool = False  # inside a static_assert(false, …) under an #if
+    sure: set[str] = field(default_factory=set)  # macros #defined where no undecided condition can turn out false
+    # The line being read: index, number, stripped text, raw text, compiled or not, undecided conditions.
+    idx: int = 0
+    no: int = 0
+    line: str = ""
+    snippet: str = ""
+    live: bool = True
+    conds: tuple[str, ...] = ()
+    # What the checks keep across lines.
+    wave_defined: bool = False  # the file #defines the wavefront macro itself: that definition is the finding
+    constexpr_fn: int | None = None  # brace depth of the constexpr function being read (-1: its { is to come)
+    pending_fn: bool = False
+    guard_until: int | None = None  # brace depth above which a processor_is/is_invocable guard holds
+    guard_next: bool = False
+    # #if nesting levels whose arch chain is already reported as a helper
+    enum_reported: set[int] = field(default_factory=set)
+    drop: set[int] = field(default_factory=set)  # indices of findings a value chain absorbed
+
+    def __post_init__(self) -> None:
+        report, stripped = self.report, self.stripped
+        self.add = report.findings.append
+        self.feature = self.can[FEATURE_BUILTIN] and FEATURE_BUILTIN.search(stripped) is not None
+        self.derived = set(self.arch_derived)
+        self.raw_lines = self.text.splitlines()
+        self.lines = stripped.splitlines()
+        self.directives = _directives(self.lines) if "#" in stripped else {}
+        self.visible = device_visible(self.path, self.text)
+        report.defines = set(DEFINE_NAME.findall(stripped)) if "define" in stripped else set()
+        self.line_hooks = [t.line for t in TOPICS if t.line is not None and (t.wanted is None or t.wanted(self))]
+
+    # -- what a condition means here -----------------------------------------------------------
+    def build(self, name: str) -> bool:
+        """A per-arch macro the build defines (no #define here; the scan checks the other files)."""
+        if "_GFX" not in name or name in self.report.defines or BUILD_ARCH_MACRO.fullmatch(name) is None:
+            return False
+        if self.scope is None:
+            self.scope = self.path.lower().endswith(BUILD_SCOPE_SUFFIXES) or \
+                DEVICE_CODE.search(self.stripped) is not None
+        return self.scope
+
+    def lookup(self, name: str) -> Value:
+        return 0 if (name in self.derived and name not in self.report.live_macros) or self.build(name) else \
+            lookup_device(name)
+
+    def direct_names(self, cond: str) -> list[str]:
+        """The arch macros (and build-defined per-arch macros) an arch-dependent condition names."""
+        # `#define __gfx12__` under `#if defined(__gfx1200__) || …`: a name shaped like clang's that the project
+        # defines under an arch test is derived, and the defining #if covers its uses.
+        names = [*(n for n in arch_names(cond) if n not in self.derived),
+                 *dict.fromkeys(n for n in IDENT.findall(cond) if self.build(n))]
+        return names if names and arch_dependent(cond, self.lookup) else []
+
+    def is_arch(self, cond: str, direct: list[str]) -> bool:
+        return bool(direct) or any(n in self.derived and n not in self.report.live_macros
+                                   for n in IDENT.findall(cond))
+
+    def need_build(self, finding: Finding, names: list[str]) -> None:
+        """A finding that stands on build-defined macros only: dropped if another file defines them all."""
+        if names and all(self.build(n) for n in names):
+            self.report.needs[(finding.line, finding.column)] = ("build", frozenset(names))
+
+    def arch_dead(self) -> bool:
+        """The line is dead because the outermost dead chain tests an arch (or arch-derived) macro."""
+        for g in self.stack:
+            if not g.live:
+                return g.arch and g.parent_live
+        return False
+
+    # -- reading a line ------------------------------------------------------------------------
+    def at(self, idx: int, line: str) -> None:
+        self.idx, self.no, self.line = idx, idx + 1, line
+        self.snippet = self.raw_lines[idx] if idx < len(self.raw_lines) else line
+        stack = self.stack
+        self.live = not stack or stack[-1].live
+        self.conds = tuple(g.unknown for g in stack if g.unknown)
+
+    def directive(self) -> None:
+        """A directive: its step (STEPS, by word) and the hooks after it."""
+        self.skip_to, full = self.directives[self.idx]
+        pm = PP_IF.match(full)
+        dm = DEFINE.match(full) if pm is None else None  # the words differ: at most one matches
+        if pm:
+            word = pm.group(1)
+            cond = directive_condition(word, pm.group(2))
+            d = Directive(word, full, cond, self.direct_names(cond) if word not in ("else", "endif") else [])
+        elif dm:
+            d = Directive(dm.group(1), full, name=dm.group(2), body=dm.group(3))
+        else:
+            d = Directive("", full)
+        stack = self.stack
+        if stack and not stack[-1].code and not (pm or ERROR_DIRECTIVE.match(full)):
+            for g in stack:  # code in a nested chain is code of every chain around it
+                g.code = True
+        step = STEPS.get(d.word)
+        if step is not None:
+            step(self, d)
+        for hook in DIRECTIVE_HOOKS:
+            hook(self, d)
+
+    def code(self) -> None:
+        """A line of code: the topics' line hooks if compiled, their dead hooks if not; then its braces."""
+        line, stack = self.line, self.stack
+        if self.inert or (stack and INERT_ASSERT.match(line)):
+            self.inert = ";" not in line
+            return
+        if stack and not stack[-1].code and line.strip():
+            for g in stack:
+                g.code = True
+        if not self.live:
+            for hook in DEAD_HOOKS:
+                hook(self)
+            return
+        for hook in self.line_hooks:
+            hook(self)
+        self.depth += line.count("{") - line.count("}")
+
+    # -- the steps, by directive word ---------------------------------------------------------
+    def open(self, d: Directive) -> None:
+        """#if, #ifdef, #ifndef: a new chain, live if its parent is and its condition may hold."""
+        stack, no, snippet = self.stack, self.no, self.snippet
+        if len(stack) >= MAX_NESTING:  # every line looks at every open #if: refuse, not quadratic
+            raise RecursionError(f"#if nested more than {MAX_NESTING} deep")
+        g = Group(parent_live=self.live, arch=self.is_arch(d.cond, d.direct), direct=bool(d.direct),
+                  line=no, col=_indent(snippet), snippet=snippet, opened=(no, _indent(snippet), snippet))
+        v = evaluate(d.cond, self.lookup)
+        g.live, g.taken, g.unknown = self.live and v != 0, v, d.cond if v is None else ""
+        g.builtin_test = HAS_BUILTIN.search(d.cond) is not None
+        g.prior.append(d.cond)
+        stack.append(g)
+        for hook in OPENED_HOOKS:
+            hook(self, d)
+
+    def branch(self, d: Directive) -> None:
+        """#elif, #elifdef, #elifndef: the chain's next branch, live unless an earlier one is surely taken."""
+        if not self.stack:
+            return
+        g, cond = self.stack[-1], d.cond
+        v = evaluate(cond, self.lookup)
+        g.arch = g.arch or self.is_arch(cond, d.direct)
+        g.direct = g.direct or bool(d.direct)
+        g.live = g.parent_live and g.taken != 1 and v != 0
+        g.unknown = _effective(cond, g.prior) if (v is None or g.taken is None) and g.live else ""
+        g.taken = 1 if g.taken == 1 or v == 1 else None if g.taken is None or v is None else 0
+        g.line, g.col, g.snippet, g.pending = self.no, _indent(self.snippet), self.snippet, -1
+        g.builtin_test = HAS_BUILTIN.search(cond) is not None
+        g.prior.append(cond)
+        for hook in BRANCHED_HOOKS:
+            hook(self, d)
+
+    def otherwise(self, d: Directive) -> None:
+        """#else: live unless an earlier branch is surely taken."""
+        if not self.stack:
+            return
+        g = self.stack[-1]
+        g.live = g.parent_live and g.taken != 1
+        g.unknown = _effective("", g.prior) if g.taken is None and g.live else ""
+        g.taken = 1
+        g.builtin_test = False
+        g.line, g.col, g.snippet, g.pending = self.no, _indent(self.snippet), self.snippet, -1
+
+    def close(self, d: Directive) -> None:
+        """#endif: the chain ends; the topics settle what they reported about it."""
+        if not self.stack:
+            return
+        g = self.stack.pop()
+        for hook in CLOSED_HOOKS:
+            hook(self, g)
+
+    def define(self, d: Directive) -> None:
+        """#define: what the macro means under SPIR-V (live, arch-derived, or undecided until the scan ends)."""
+        report, derived, name, body = self.report, self.derived, d.name, d.body
+        if self.live:
+            if WAVE_SOURCE.search(body):
+                report.wave_aliases.add(name)
+            if ARCH_MACRO.search(body):
+                report.arch_macros.add(name)
+                derived.add(name)
+            elif name in derived and name not in report.live_macros and body.strip() in ("0", "(0)"):
+                pass  # `#if !defined(X) / #define X 0` for an arch-derived X: 0 under SPIR-V, as undefined
+            else:
+                report.live_macros.add(name)
+                if self.conds and _may_die(self.conds):
+                    self.cond_define(name)
+                else:
+                    self.sure.add(name)
+        elif self.stack and self.arch_dead():
+            report.arch_macros.add(name)
+            derived.add(name)
+            top = next(g for g in self.stack if not g.live)
+            top.defines.append(name)
+        for hook in DEFINED_HOOKS:
+            hook(self, d)
+
+    def cond_define(self, name: str) -> None:
+        """A live #define under a condition that may turn out false: kept, with the finding the innermost undecided
+        #if gets if it does, for the scan to judge once it knows every file's arch-derived macros (promote)."""
+        conds, report = self.conds, self.report
+        g = next(x for x in reversed(self.stack) if x.unknown)
+        if g.direct:  # the chain's own RSM201 covers it
+            index = -1
+        elif g.pending >= 0:
+            index = g.pending
+        else:
+            index = g.pending = len(report.pending)
+            report.pending.append(arch_macros.pending_derived(self.path, g.line, g.col, g.snippet, conds[:-1]))
+        report.cond_defines.append(CondDefine(name, conds, index))
+
+
+# The step of each directive word; #undef, #include, #pragma, #error and the rest have none.
+STEPS: dict[str, Callable[[SourceScan, Directive], None]] = {
+    "if": SourceScan.open, "ifdef": SourceScan.open, "ifndef": SourceScan.open,
+    "elif": SourceScan.branch, "elifdef": SourceScan.branch, "elifndef": SourceScan.branch,
+    "else": SourceScan.otherwise, "endif": SourceScan.close, "define": SourceScan.define}
+
+
 def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) -> FileReport:
     """Findings of one source file. arch_derived: macros other files define only under arch macros."""
     report = FileReport(path, "source")
@@ -201,259 +457,43 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
     can = {rx: any(t in stripped for t in ts) for rx, ts in RULE_TOKENS.items()}
     if not any(can.values()) and not any(t in stripped for t in PROJECT_TOKENS):
         return report
-    # Most kernels call some __builtin_amdgcn_*, few a feature one: the line loop looks for those (and at
-    # their guards) only when the pattern matches somewhere; ARCH_MACRO only where its tokens are.
-    feature = can[FEATURE_BUILTIN] and FEATURE_BUILTIN.search(stripped) is not None
-    arch_tokens = can[ARCH_MACRO]
-    derived = set(arch_derived)
-    raw_lines = text.splitlines()
-    lines = stripped.splitlines()
-    directives = _directives(lines) if "#" in stripped else {}
-    visible = device_visible(path, text)
-    report.defines = set(DEFINE_NAME.findall(stripped)) if "define" in stripped else set()
-    # The build defines its per-arch macros for the host pass too: a .cpp without device functions tests
-    # them in host code (a warning about the chosen GPU), not in the device code SPIR-V changes.
-    scope: list[bool] = []  # decided on the first _GFX name: most files have none
-
-    def build(name: str) -> bool:
-        """A per-arch macro the build defines (no #define here; the scan checks the other files)."""
-        if "_GFX" not in name or name in report.defines or BUILD_ARCH_MACRO.fullmatch(name) is None:
-            return False
-        if not scope:
-            scope.append(path.lower().endswith(BUILD_SCOPE_SUFFIXES) or DEVICE_CODE.search(stripped) is not None)
-        return scope[0]
-
-    def lookup(name: str) -> Value:
-        return 0 if (name in derived and name not in report.live_macros) or build(name) else lookup_device(name)
-
-    def direct_names(cond: str) -> list[str]:
-        """The arch macros (and build-defined per-arch macros) an arch-dependent condition names."""
-        # `#define __gfx12__` under `#if defined(__gfx1200__) || …`: a name shaped like clang's that the project
-        # defines under an arch test is derived, and the defining #if covers its uses.
-        names = [*(n for n in arch_names(cond) if n not in derived),
-                 *dict.fromkeys(n for n in IDENT.findall(cond) if build(n))]
-        return names if names and arch_dependent(cond, lookup) else []
-
-    def is_arch(cond: str, direct: list[str]) -> bool:
-        return bool(direct) or any(n in derived and n not in report.live_macros for n in IDENT.findall(cond))
-
-    def need_build(finding: Finding, names: list[str]) -> None:
-        """A finding that stands on build-defined macros only: dropped if another file defines them all."""
-        if names and all(build(n) for n in names):
-            report.needs[(finding.line, finding.column)] = ("build", frozenset(names))
-
-    stack: list[_Group] = []
-    enum_reported: set[int] = set()  # #if nesting levels whose arch chain is already reported as a helper
-    depth = 0
-    guard_until: int | None = None  # brace depth above which a processor_is/is_invocable guard holds
-    guard_next = False
-    add = report.findings.append
-    skip_to = -1
-    constexpr_fn: int | None = None  # brace depth of the constexpr function being read (-1: its { is to come)
-    pending_fn = False
-    wave_defined = False  # the file #defines the wavefront macro itself: that definition is the finding
-    pm: re.Match[str] | None = None
-    cond = word = ""
-    direct: list[str] = []
-    inert = False  # inside a static_assert(false, …) under an #if
-    drop: set[int] = set()  # indices of findings a value chain absorbed
-    sure: set[str] = set()  # macros #defined where no undecided condition can turn out false
-    for idx, line in enumerate(lines):
-        if idx <= skip_to:
+    scan = SourceScan(path, text, stripped, can, arch_derived, report)
+    directives = scan.directives
+    for idx, line in enumerate(scan.lines):
+        if idx <= scan.skip_to:
             continue
-        no = idx + 1
-        snippet = raw_lines[idx] if idx < len(raw_lines) else line
-        live = not stack or stack[-1].live
-        conds = tuple(g.unknown for g in stack if g.unknown)
+        scan.at(idx, line)
         if idx in directives:
-            skip_to, full = directives[idx]
-            pm = PP_IF.match(full)
-            dm = DEFINE.match(full)
-            if dm and live and dm.group(1) == "define" and can[INLINE_ASM]:
-                asm_in_macro(path, idx, skip_to, lines, raw_lines, dm.group(2), add, conds, visible)
-            if dm and live:
-                name, body = dm.group(2), dm.group(3)
-                if dm.group(1) == "define" and WAVE_SOURCE.search(body):
-                    report.wave_aliases.add(name)
-                if dm.group(1) == "define" and ARCH_MACRO.search(body):
-                    report.arch_macros.add(name)
-                    derived.add(name)
-                elif dm.group(1) == "define" and name in derived and name not in report.live_macros and \
-                        body.strip() in ("0", "(0)"):
-                    pass  # `#if !defined(X) / #define X 0` for an arch-derived X: 0 under SPIR-V, as undefined
-                elif dm.group(1) == "define":
-                    report.live_macros.add(name)
-                    if conds and _may_die(conds):
-                        _cond_define(path, report, stack, name, conds)
-                    else:
-                        sure.add(name)
-            elif dm and dm.group(1) == "define" and stack and _arch_dead(stack):
-                report.arch_macros.add(dm.group(2))
-                derived.add(dm.group(2))
-                top = next(g for g in stack if not g.live)
-                top.defines.append(dm.group(2))
-            cond = word = ""
-            if stack and not stack[-1].code and not (pm or ERROR_DIRECTIVE.match(full)):
-                for g in stack:  # code in a nested chain is code of every chain around it
-                    g.code = True
-            direct = []
-            if pm:
-                word, rest = pm.group(1), pm.group(2)
-                cond = directive_condition(word, rest)
-                direct = direct_names(cond) if word not in ("else", "endif") else []
-                if word in ("if", "ifdef", "ifndef"):
-                    if len(stack) >= MAX_NESTING:  # every line looks at every open #if: refuse, not quadratic
-                        raise RecursionError(f"#if nested more than {MAX_NESTING} deep")
-                    g = _Group(parent_live=live, arch=is_arch(cond, direct), direct=bool(direct),
-                               line=no, col=_indent(snippet), snippet=snippet,
-                               opened=(no, _indent(snippet), snippet))
-                    v = evaluate(cond, lookup)
-                    g.live, g.taken, g.unknown = live and v != 0, v, cond if v is None else ""
-                    g.builtin_test = HAS_BUILTIN.search(cond) is not None
-                    g.prior.append(cond)
-                    stack.append(g)
-                    if live and direct:
-                        g.finding, g.macros = len(report.findings), direct
-                        add(arch_finding(path, no, cond, full, snippet, conds, direct))
-                        need_build(report.findings[-1], direct)
-                elif word in ("elif", "elifdef", "elifndef") and stack:
-                    g = stack[-1]
-                    v = evaluate(cond, lookup)
-                    g.arch = g.arch or is_arch(cond, direct)
-                    g.direct = g.direct or bool(direct)
-                    g.live = g.parent_live and g.taken != 1 and v != 0
-                    g.unknown = _effective(cond, g.prior) if (v is None or g.taken is None) and g.live else ""
-                    g.taken = 1 if g.taken == 1 or v == 1 else None if g.taken is None or v is None else 0
-                    g.line, g.col, g.snippet, g.pending = no, _indent(snippet), snippet, -1
-                    g.builtin_test = HAS_BUILTIN.search(cond) is not None
-                    g.prior.append(cond)
-                    if g.parent_live and direct and g.value_chain is not None:
-                        g.elif_macros.extend(direct)
-                        at, opening, value = g.value_chain
-                        report.findings[at] = arch_macros.helper_chain(opening, value,
-                                                                       list(dict.fromkeys(g.elif_macros)))
-                    elif g.parent_live and direct and not g.helper:
-                        outer = tuple(x.unknown for x in stack[:-1] if x.unknown)
-                        g.elifs.append(len(report.findings))
-                        g.elif_macros.extend(direct)
-                        add(arch_finding(path, no, cond, full, snippet, outer, direct))
-                        need_build(report.findings[-1], direct)
-                elif word == "else" and stack:
-                    g = stack[-1]
-                    g.live = g.parent_live and g.taken != 1
-                    g.unknown = _effective("", g.prior) if g.taken is None and g.live else ""
-                    g.taken = 1
-                    g.builtin_test = False
-                    g.line, g.col, g.snippet, g.pending = no, _indent(snippet), snippet, -1
-                elif word == "endif" and stack:
-                    g = stack.pop()
-                    enum_reported.discard(len(stack) + 1)
-                    if g.finding is not None and not g.code:  # `#if defined(__gfx…) #error …`: inert under SPIR-V
-                        del report.findings[g.finding:]
-                        g.finding = None
-                    if g.finding is not None and g.defines:
-                        f = report.findings[g.finding]
-                        names = ", ".join(n for n in dict.fromkeys(g.defines) if n not in report.live_macros)
-                        if names:
-                            report.findings[g.finding] = replace(
-                                f, message=f"{f.message}; so is {names}, defined under it (its uses are covered here)")
-            arch_directive = bool(direct)  # its RSM201 finding names the rest
-            tests = [m for m in HAS_BUILTIN.finditer(full)] if live and can[HAS_BUILTIN] and not arch_directive else []
-            if tests:
-                add(has_builtin_tests(path, no, tests, snippet, conds))
-            wm = WAVEFRONT.search(full) if live and can[WAVEFRONT] and not wave_defined and not arch_directive else None
-            if live and not wm and not dm and pm and word not in ("endif", "else") and not arch_directive:
-                _build_wave(report, path, no, full, snippet, conds)
-            if wm and dm and dm.group(1) == "define" and WAVEFRONT.fullmatch(dm.group(2)):
-                wave_defined = True
-                add(defines_wave_size(path, no, wm, dm.group(3), snippet, conds))
-            elif wm and not dm and not (pm and FALLBACK_GUARD.match(cond)) and not (stack and stack[-1].wave):
-                if pm and word not in ("endif", "else"):
-                    stack[-1].wave = True
-                add(wave_use(path, no, wm, snippet, conds))
-            continue
-        if inert or (stack and INERT_ASSERT.match(line)):
-            inert = ";" not in line
-            continue
-        if stack and not stack[-1].code and line.strip():
-            for g in stack:
-                g.code = True
-        if not live:
-            if stack and _arch_dead(stack) and stack[-1].direct and not stack[-1].live:
-                _helper(report, stack[-1], enum_helper(path, no, line, snippet, stack, enum_reported, conds), drop)
-            continue
-        arch_uses = list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(line))) if arch_tokens else []
-        if arch_uses:
-            add(arch_use(path, no, line, arch_uses, snippet, conds))
-        for m in (WAVEFRONT.finditer(line) if can[WAVEFRONT] and not wave_defined else ()):
-            add(wave_use(path, no, m, snippet, conds))
-            break
+            scan.directive()
         else:
-            if "SIZE" in line and "WAVE" in line:
-                _build_wave(report, path, no, line, snippet, conds)
-        if "WARP" in line or "WAVE" in line:
-            alias_line = "template" in line or (idx > 0 and "template" in lines[idx - 1])
-            for m in (ALIAS_DEFAULT.finditer(line) if alias_line else ()):
-                if m.group(1) not in report.defines or m.group(1) in report.wave_aliases:
-                    add(warp_alias_use(path, no, m.start(1) + 1, m.group(1), snippet, conds))
-                    report.needs[(no, m.start(1) + 1)] = ("alias", frozenset({m.group(1)}))
-                    break
-        for m in (HAS_BUILTIN.finditer(line) if can[HAS_BUILTIN] else ()):
-            add(has_builtin(path, no, m, snippet, conds))
-        head = CONSTEXPR_FN.search(line) if can[CONSTEXPR_WARP] else None
-        if head:
-            constexpr_fn = depth if "{" in line[head.end():] else -1
-            pending_fn = constexpr_fn == -1 and ";" not in line
-        elif pending_fn and "{" in line:
-            constexpr_fn, pending_fn = depth, False
-        ret = RETURN_WARP.search(line) if constexpr_fn is not None and constexpr_fn >= 0 else None
-        if ret:
-            add(warp_returned(path, no, ret, snippet, conds))
-            constexpr_fn = None
-        for m in (CONSTEXPR_WARP.finditer(line) if can[CONSTEXPR_WARP] else ()):
-            add(warp_constant(path, no, m, snippet, conds))
-            break
-        for m in (INLINE_ASM.finditer(line) if can[INLINE_ASM] else ()):
-            if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()) or \
-                    not gpu_asm(asm_text(raw_lines, idx, m.start()), visible):
-                continue
-            add(inline_asm(path, no, m, snippet, conds))
-        # Inside an arch chain, a live line is compiled for SPIR-V (the #else of `#ifdef __gfx12__` is its
-        # path) unless the branch is still undecided (`defined(__gfx90a__) || defined(FOO)`).
-        # Under `#if __has_builtin(__builtin_amdgcn_…)` the builtin is that test's construct (RSM206).
-        guarded_line = not feature or guard_next or guard_until is not None or any(
-            (g.arch and g.unknown) or g.builtin_test for g in stack)
-        gm = GUARD_CALL.search(line) if feature else None  # guards matter only to feature builtins
-        if gm:
-            guarded_line = True
-            if "{" in line[gm.end():]:
-                guard_until = depth if guard_until is None else min(guard_until, depth)
-            else:
-                guard_next = True
-        elif feature and guard_next and line.strip():
-            guard_next = "{" not in line and ";" not in line
-            if "{" in line:
-                guard_until = depth if guard_until is None else min(guard_until, depth)
-        if not guarded_line:
-            for m in FEATURE_BUILTIN.finditer(line):
-                add(unguarded(path, no, m, snippet, conds))
-        if stack and stack[-1].direct:
-            _helper(report, stack[-1], enum_helper(path, no, line, snippet, stack, enum_reported, conds), drop)
-        depth += line.count("{") - line.count("}")
-        if guard_until is not None and depth <= guard_until:
-            guard_until = None
-        if constexpr_fn is not None and constexpr_fn >= 0 and depth <= constexpr_fn:
-            constexpr_fn = None
-    if drop:
-        report.findings[:] = [f for i, f in enumerate(report.findings) if i not in drop]
-    if report.findings and derived - set(arch_derived):
+            scan.code()
+    _drop_absorbed(scan)
+    _drop_dead(scan)
+    _settle(scan)
+    return report
+
+
+def _drop_absorbed(scan: SourceScan) -> None:
+    """The RSM201 findings of #elif lines a helper's value chain made part of its one finding."""
+    if scan.drop:
+        scan.report.findings[:] = [f for i, f in enumerate(scan.report.findings) if i not in scan.drop]
+
+
+def _drop_dead(scan: SourceScan) -> None:
+    """Findings under a condition that is false once this file's own arch-derived macros are undefined."""
+    report, derived = scan.report, scan.derived
+    if report.findings and derived - set(scan.arch_derived):
         report.findings[:] = [f for f in report.findings if live_under(f.conditions, derived - report.live_macros)]
+
+
+def _settle(scan: SourceScan) -> None:
+    """The macros the scan may count as live, the findings in line order, the includes the scan follows."""
+    report = scan.report
     # what the scan sees as surely live; the rest waits for every file's arch-derived macros
-    report.live_macros -= {d.name for d in report.cond_defines} - sure
+    report.live_macros -= {d.name for d in report.cond_defines} - scan.sure
     report.findings.sort(key=lambda f: (f.line, f.column))
     if report.findings or report.arch_macros or report.live_macros:
-        report.includes = tuple(INCLUDE.findall(text))  # the include graph: derived macros of other headers
-    return report
+        report.includes = tuple(INCLUDE.findall(scan.text))  # the include graph: derived macros of other headers
 
 
 def _indent(line: str) -> int:
@@ -469,18 +509,6 @@ def _may_die(conds: tuple[str, ...]) -> bool:
     """Some condition is false once its unknown macros are undefined: an include guard (`!defined(X_H)`) is
     not, `defined(USE_HIP) && defined(CDNA)` is. Only those defines are kept for the scan to re-judge."""
     return any(evaluate(c, _unknown_as_undefined) == 0 for c in conds)
-
-
-def _cond_define(path: str, report: FileReport, stack: list[_Group], name: str, conds: tuple[str, ...]) -> None:
-    g = next(x for x in reversed(stack) if x.unknown)
-    if g.direct:  # the chain's own RSM201 covers it
-        index = -1
-    elif g.pending >= 0:
-        index = g.pending
-    else:
-        index = g.pending = len(report.pending)
-        report.pending.append(arch_macros.pending_derived(path, g.line, g.col, g.snippet, conds[:-1]))
-    report.cond_defines.append(CondDefine(name, conds, index))
 
 
 def promote(report: FileReport, derived: set[str]) -> None:
@@ -500,41 +528,3 @@ def promote(report: FileReport, derived: set[str]) -> None:
         report.findings.append(replace(f, column=f.column + max(at, 0),
                                        message=arch_macros.derived_message(tested, defined)))
     report.findings.sort(key=lambda f: (f.line, f.column))
-
-
-def _helper(report: FileReport, g: _Group, ret: Finding | None, drop: set[int]) -> None:
-    """A helper's arch-chosen return: the chain's own RSM201, if it has one, becomes this one finding, and the
-    RSM201s of its #elif lines are part of it."""
-    if ret is None:
-        return
-    if g.finding is not None and report.findings[g.finding].rule is arch_macros.RSM201:
-        report.findings[g.finding] = arch_macros.helper_chain(report.findings[g.finding], ret, g.macros)
-        g.helper = True
-        drop.update(g.elifs)
-    elif g.elifs and not g.helper:
-        # `#if !defined(USE_DISPATCH) … #elif defined(__gfx900__) return …`: the arch tests start in an #elif,
-        # and the chain is still one construct, reported where it opens.
-        line, col, snippet = g.opened
-        first = replace(report.findings[g.elifs[0]], line=line, column=col, snippet=snippet)
-        report.findings[g.elifs[0]] = arch_macros.helper_chain(first, ret, list(dict.fromkeys(g.elif_macros)))
-        g.helper, g.value_chain = True, (g.elifs[0], first, ret)
-        drop.update(g.elifs[1:])
-    elif not g.helper:
-        report.findings.append(ret)
-
-
-def _build_wave(report: FileReport, path: str, no: int, text: str, snippet: str, conds: tuple[str, ...]) -> None:
-    """A configure-time wave size (PROJ_AMDGCN_WAVEFRONT_SIZE) no source defines: one finding per line."""
-    for m in BUILD_WAVE_MACRO.finditer(text):
-        if m.group(0) not in report.defines:
-            report.findings.append(build_wave_use(path, no, m.start() + 1, m.group(0), snippet, conds))
-            report.needs[(no, m.start() + 1)] = ("build", frozenset({m.group(0)}))
-            return
-
-
-def _arch_dead(stack: list[_Group]) -> bool:
-    """The line is dead because the outermost dead chain tests an arch (or arch-derived) macro."""
-    for g in stack:
-        if not g.live:
-            return g.arch and g.parent_live
-    return False

@@ -1,12 +1,18 @@
 """AMDGCN builtins that exist only on some targets: used unguarded (RSM205), or tested with
-__has_builtin, which every builtin passes under amdgcnspirv (RSM206)."""
+__has_builtin, which every builtin passes under amdgcnspirv (RSM206). The rules and their patterns; the
+finding builders; the hooks and their topics: BUILTIN_TESTS (__has_builtin in directives and code) and
+FEATURE_GUARDS (feature builtins outside a processor_is/is_invocable guard or a guarding #if)."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule, W
-from rocm_spirv.migrate.source_checks import finding
+from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.source_rules import Directive, SourceScan
 
 RSM205 = Rule("RSM205", "unguarded-feature-builtin", W, "feature-gated __builtin_amdgcn_* without a guard",
               "DPP, MFMA, WMMA, dot and permlane builtins exist only on some targets; guard them at JIT time.",
@@ -49,3 +55,49 @@ def unguarded(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[s
     return finding(RSM205, path, no, m.start() + 1, f"__builtin_amdgcn_{m.group(1)} is target-specific "
                    "and unguarded", f"if (__builtin_amdgcn_is_invocable(__builtin_amdgcn_{m.group(1)})) … "
                    "else portable fallback (LLVM >= 23), or hybrid mode", snippet, conds)
+
+
+def tests_in_directive(scan: SourceScan, d: Directive) -> None:
+    """The __has_builtin tests of a compiled directive, but an arch test's: its RSM201 names the rest."""
+    tests = [m for m in HAS_BUILTIN.finditer(d.full)] if scan.live and scan.can[HAS_BUILTIN] and not d.direct else []
+    if tests:
+        scan.add(has_builtin_tests(scan.path, scan.no, tests, scan.snippet, scan.conds))
+
+
+def tests_in_code(scan: SourceScan) -> None:
+    for m in HAS_BUILTIN.finditer(scan.line):
+        scan.add(has_builtin(scan.path, scan.no, m, scan.snippet, scan.conds))
+
+
+def guarded_builtins(scan: SourceScan) -> None:
+    """Feature builtins on a line no guard covers: a processor_is/is_invocable test (its braces, or the next
+    statement), an undecided arch branch, or an #if testing __has_builtin."""
+    line, depth = scan.line, scan.depth
+    # Inside an arch chain, a live line is compiled for SPIR-V (the #else of `#ifdef __gfx12__` is its
+    # path) unless the branch is still undecided (`defined(__gfx90a__) || defined(FOO)`).
+    # Under `#if __has_builtin(__builtin_amdgcn_…)` the builtin is that test's construct (RSM206).
+    guarded_line = scan.guard_next or scan.guard_until is not None or any(
+        (g.arch and g.unknown) or g.builtin_test for g in scan.stack)
+    gm = GUARD_CALL.search(line)
+    if gm:
+        guarded_line = True
+        if "{" in line[gm.end():]:
+            scan.guard_until = depth if scan.guard_until is None else min(scan.guard_until, depth)
+        else:
+            scan.guard_next = True
+    elif scan.guard_next and line.strip():
+        scan.guard_next = "{" not in line and ";" not in line
+        if "{" in line:
+            scan.guard_until = depth if scan.guard_until is None else min(scan.guard_until, depth)
+    if not guarded_line:
+        for m in FEATURE_BUILTIN.finditer(line):
+            scan.add(unguarded(scan.path, scan.no, m, scan.snippet, scan.conds))
+    # the guard ends with the line that closes its braces
+    if scan.guard_until is not None and depth + line.count("{") - line.count("}") <= scan.guard_until:
+        scan.guard_until = None
+
+
+BUILTIN_TESTS = SourceTopic(rules=(RSM206,), directive=tests_in_directive, line=tests_in_code,
+                            wanted=lambda scan: scan.can[HAS_BUILTIN])
+# guards matter only to feature builtins: the hook runs where the pattern matches somewhere (SourceScan.feature)
+FEATURE_GUARDS = SourceTopic(rules=(RSM205,), line=guarded_builtins, wanted=lambda scan: scan.feature)

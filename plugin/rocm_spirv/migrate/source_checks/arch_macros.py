@@ -1,14 +1,20 @@
-"""Per-arch macros in device code (RSM201) and helpers returning a value an arch #if chose (RSM207)."""
+"""Per-arch macros in device code (RSM201) and helpers returning a value an arch #if chose (RSM207). The
+rules and their patterns; the finding builders; the hooks and their topics: ARCH_TESTS (an #if chain testing
+arch macros, arch macros in code) and HELPER_CHAINS (the chain and the value it picks as one finding)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sized
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
 from rocm_spirv.migrate.pp import ARCH_MACRO
-from rocm_spirv.migrate.source_checks import finding
+from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.source_rules import Directive, Group, SourceScan
 
 RSM201 = Rule("RSM201", "arch-macro", E, "device code tests a per-arch macro",
               "__gfx*__, __GFX*__ and __amdgcn_processor__ are not defined when compiling for amdgcnspirv.",
@@ -93,3 +99,103 @@ def derived_message(tested: list[str], defined: list[str]) -> str:
     return (f"{', '.join(tested)} {verb} undefined under amdgcnspirv (derived from arch macros); so is "
             f"{', '.join(dict.fromkeys(defined))}, defined under it (its uses are covered here)")
 
+
+
+def test_opened(scan: SourceScan, d: Directive) -> None:
+    """An #if naming arch macros in compiled code: the chain's RSM201."""
+    if scan.live and d.direct:
+        g = scan.stack[-1]
+        g.finding, g.macros = len(scan.report.findings), d.direct
+        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, scan.conds, d.direct))
+        scan.need_build(scan.report.findings[-1], d.direct)
+
+
+def test_branched(scan: SourceScan, d: Directive) -> None:
+    """An #elif naming arch macros: one more RSM201, unless the chain is already a helper's (RSM207)."""
+    g = scan.stack[-1]
+    if g.parent_live and d.direct and not g.helper:
+        outer = tuple(x.unknown for x in scan.stack[:-1] if x.unknown)
+        g.elifs.append(len(scan.report.findings))
+        g.elif_macros.extend(d.direct)
+        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, outer, d.direct))
+        scan.need_build(scan.report.findings[-1], d.direct)
+
+
+def chain_closed(scan: SourceScan, g: Group) -> None:
+    """The chain's RSM201 goes if the chain holds no code, and names the macros its dead branches define."""
+    report = scan.report
+    if g.finding is not None and not g.code:  # `#if defined(__gfx…) #error …`: inert under SPIR-V
+        del report.findings[g.finding:]
+        g.finding = None
+    if g.finding is not None and g.defines:
+        f = report.findings[g.finding]
+        names = ", ".join(n for n in dict.fromkeys(g.defines) if n not in report.live_macros)
+        if names:
+            report.findings[g.finding] = replace(
+                f, message=f"{f.message}; so is {names}, defined under it (its uses are covered here)")
+
+
+def uses_in_code(scan: SourceScan) -> None:
+    line = scan.line
+    arch_uses = list(dict.fromkeys(m.group(0) for m in ARCH_MACRO.finditer(line)))
+    if arch_uses:
+        scan.add(arch_use(scan.path, scan.no, line, arch_uses, scan.snippet, scan.conds))
+
+
+def helper_found(scan: SourceScan, g: Group, ret: Finding | None) -> None:
+    """A helper's arch-chosen return: the chain's own RSM201, if it has one, becomes this one finding, and the
+    RSM201s of its #elif lines are part of it."""
+    if ret is None:
+        return
+    report = scan.report
+    if g.finding is not None and report.findings[g.finding].rule is RSM201:
+        report.findings[g.finding] = helper_chain(report.findings[g.finding], ret, g.macros)
+        g.helper = True
+        scan.drop.update(g.elifs)
+    elif g.elifs and not g.helper:
+        # `#if !defined(USE_DISPATCH) … #elif defined(__gfx900__) return …`: the arch tests start in an #elif,
+        # and the chain is still one construct, reported where it opens.
+        line, col, snippet = g.opened
+        first = replace(report.findings[g.elifs[0]], line=line, column=col, snippet=snippet)
+        report.findings[g.elifs[0]] = helper_chain(first, ret, list(dict.fromkeys(g.elif_macros)))
+        g.helper, g.value_chain = True, (g.elifs[0], first, ret)
+        scan.drop.update(g.elifs[1:])
+    elif not g.helper:
+        scan.add(ret)
+
+
+def value_chain_branched(scan: SourceScan, d: Directive) -> None:
+    """An #elif naming arch macros in a value chain (which is a helper's, so test_branched adds no RSM201): its
+    macros join the chain's one finding."""
+    g = scan.stack[-1]
+    if g.parent_live and d.direct and g.value_chain is not None:
+        g.elif_macros.extend(d.direct)
+        at, opening, value = g.value_chain
+        scan.report.findings[at] = helper_chain(opening, value, list(dict.fromkeys(g.elif_macros)))
+
+
+def level_closed(scan: SourceScan, g: Group) -> None:
+    scan.enum_reported.discard(len(scan.stack) + 1)
+
+
+def helper_return(scan: SourceScan) -> None:
+    """A value returned (or a constant defined) in compiled code of a chain naming arch macros."""
+    stack = scan.stack
+    if stack and stack[-1].direct:
+        helper_found(scan, stack[-1], enum_helper(scan.path, scan.no, scan.line, scan.snippet, stack,
+                                                  scan.enum_reported, scan.conds))
+
+
+def helper_return_dead(scan: SourceScan) -> None:
+    """The same in a branch the arch test kills: the value SPIR-V never gets."""
+    stack = scan.stack
+    if stack and scan.arch_dead() and stack[-1].direct and not stack[-1].live:
+        helper_found(scan, stack[-1], enum_helper(scan.path, scan.no, scan.line, scan.snippet, stack,
+                                                  scan.enum_reported, scan.conds))
+
+
+# arch macros in code are looked for only where their tokens are (RULE_TOKENS)
+ARCH_TESTS = SourceTopic(rules=(RSM201,), opened=test_opened, branched=test_branched, closed=chain_closed,
+                         line=uses_in_code, wanted=lambda scan: scan.can[ARCH_MACRO])
+HELPER_CHAINS = SourceTopic(rules=(RSM207,), branched=value_chain_branched, closed=level_closed,
+                            line=helper_return, dead=helper_return_dead)

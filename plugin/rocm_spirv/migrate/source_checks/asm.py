@@ -1,13 +1,19 @@
 """Inline assembly a HIP device compile sees (RSM204): GCN/RDNA mnemonics anywhere, or any asm but
-clearly foreign (PTX, x86, POWER/ARM) in a device file."""
+clearly foreign (PTX, x86, POWER/ARM) in a device file. The rule and its patterns; the finding builder and
+the tests of an asm statement (its text, GPU or not, a symbol label); the hooks and their topic,
+INLINE_ASSEMBLY (asm in a #define body, asm in code)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
-from rocm_spirv.migrate.source_checks import finding
+from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.source_rules import Directive, SourceScan
 
 RSM204 = Rule("RSM204", "inline-asm", E, "inline assembly in device code",
               "GCN/RDNA assembly cannot be expressed in SPIR-V; the kernel must use builtins or stay native (hybrid).",
@@ -69,3 +75,22 @@ def asm_in_macro(path: str, first: int, last: int, lines: list[str], raw_lines: 
                             "lowered to SPIR-V", "replace with __builtin_amdgcn_* builtins, or build the kernels "
                             "using it native (hybrid mode)", raw, conds))
                 return
+
+
+def asm_in_define(scan: SourceScan, d: Directive) -> None:
+    if scan.live and scan.can[INLINE_ASM]:
+        asm_in_macro(scan.path, scan.idx, scan.skip_to, scan.lines, scan.raw_lines, d.name, scan.add, scan.conds,
+                     scan.visible)
+
+
+def asm_in_code(scan: SourceScan) -> None:
+    line, idx, raw_lines = scan.line, scan.idx, scan.raw_lines
+    for m in INLINE_ASM.finditer(line):
+        if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()) or \
+                not gpu_asm(asm_text(raw_lines, idx, m.start()), scan.visible):
+            continue
+        scan.add(inline_asm(scan.path, scan.no, m, scan.snippet, scan.conds))
+
+
+INLINE_ASSEMBLY = SourceTopic(rules=(RSM204,), defined=asm_in_define, line=asm_in_code,
+                              wanted=lambda scan: scan.can[INLINE_ASM])

@@ -1,12 +1,20 @@
 """The wavefront size taken as known at compile time: __AMDGCN_WAVEFRONT_SIZE (RSM202) and warpSize as a
-constant (RSM203)."""
+constant (RSM203). The rules and their patterns; the finding builders; the hooks and their topics:
+WAVE_USES (the wavefront macro and build-defined wave sizes, in directives and code), WARP_ALIASES (a wave-size
+alias as a template argument's default) and WARP_CONSTANTS (warpSize in constant expressions, returned by a
+constexpr function)."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
-from rocm_spirv.migrate.source_checks import finding
+from rocm_spirv.migrate.pp import BUILD_WAVE_MACRO
+from rocm_spirv.migrate.source_checks.topic import CONDITIONALS, SourceTopic, finding
+
+if TYPE_CHECKING:
+    from rocm_spirv.migrate.source_rules import Directive, SourceScan
 
 RSM202 = Rule("RSM202", "wavefront-size-macro", E, "__AMDGCN_WAVEFRONT_SIZE is used",
               "The wavefront size is not known when SPIR-V is generated; the macro is undefined.",
@@ -35,6 +43,8 @@ RETURN_WARP = re.compile(r"\breturn\s+warpSize\s*;")
 WAVE_USE = "has no value under amdgcnspirv"
 WAVE_DEFINED = "the project defines the wavefront-size macro when the compiler does not, as"
 FALLBACK_GUARD = re.compile(r"^\s*!\s*defined\s*\(?\s*__AMDGCN_WAVEFRONT_SIZE(__)?\s*\)?\s*$")
+# a wave-size alias as a template argument's default: `template <int W = LIB_DEVICE_WARP_THREADS>`
+ALIAS_DEFAULT = re.compile(r"=\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\s*[,>]")
 WARP_FIX = ("read warpSize at run time; size shared memory for 64 lanes, or template on both 32 and 64 and "
             "dispatch at run time")
 
@@ -75,3 +85,82 @@ def warp_returned(path: str, no: int, m: re.Match[str], snippet: str, conds: tup
 def warp_constant(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:
     return finding(RSM203, path, no, m.start() + 1, "warpSize used as a compile-time constant", WARP_FIX, snippet,
                    conds)
+
+
+def build_wave_uses(scan: SourceScan, text: str) -> None:
+    """A configure-time wave size (PROJ_AMDGCN_WAVEFRONT_SIZE) no source defines: one finding per line."""
+    for m in BUILD_WAVE_MACRO.finditer(text):
+        if m.group(0) not in scan.report.defines:
+            scan.add(build_wave_use(scan.path, scan.no, m.start() + 1, m.group(0), scan.snippet, scan.conds))
+            scan.report.needs[(scan.no, m.start() + 1)] = ("build", frozenset({m.group(0)}))
+            return
+
+
+def wave_in_directive(scan: SourceScan, d: Directive) -> None:
+    """The project's own #define of the wavefront macro, or a directive using it; build-defined wave sizes in
+    an #if or #elif. An arch test's RSM201 names the rest of its line."""
+    live, stack, word = scan.live, scan.stack, d.word
+    macro, conditional = word in ("define", "undef"), word in CONDITIONALS
+    wm = WAVEFRONT.search(d.full) if live and scan.can[WAVEFRONT] and not scan.wave_defined and not d.direct else None
+    if live and not wm and not macro and conditional and word not in ("endif", "else") and not d.direct:
+        build_wave_uses(scan, d.full)
+    if wm and word == "define" and WAVEFRONT.fullmatch(d.name):
+        scan.wave_defined = True
+        scan.add(defines_wave_size(scan.path, scan.no, wm, d.body, scan.snippet, scan.conds))
+    elif wm and not macro and not (conditional and FALLBACK_GUARD.match(d.cond)) and not (stack and stack[-1].wave):
+        if conditional and word not in ("endif", "else"):
+            stack[-1].wave = True
+        scan.add(wave_use(scan.path, scan.no, wm, scan.snippet, scan.conds))
+
+
+def wave_in_code(scan: SourceScan) -> None:
+    """The first use of the wavefront macro on a line, else of a build-defined wave size."""
+    line = scan.line
+    for m in (WAVEFRONT.finditer(line) if scan.can[WAVEFRONT] and not scan.wave_defined else ()):
+        scan.add(wave_use(scan.path, scan.no, m, scan.snippet, scan.conds))
+        break
+    else:
+        if "SIZE" in line and "WAVE" in line:
+            build_wave_uses(scan, line)
+
+
+def alias_defaults(scan: SourceScan) -> None:
+    """A wave-size alias (defined by no source, or by one to the wave size) as a template argument's default:
+    kept once the scan knows every file's aliases (FileReport.needs)."""
+    line, idx = scan.line, scan.idx
+    if "WARP" in line or "WAVE" in line:
+        alias_line = "template" in line or (idx > 0 and "template" in scan.lines[idx - 1])
+        for m in (ALIAS_DEFAULT.finditer(line) if alias_line else ()):
+            if m.group(1) not in scan.report.defines or m.group(1) in scan.report.wave_aliases:
+                scan.add(warp_alias_use(scan.path, scan.no, m.start(1) + 1, m.group(1), scan.snippet, scan.conds))
+                scan.report.needs[(scan.no, m.start(1) + 1)] = ("alias", frozenset({m.group(1)}))
+                break
+
+
+def warp_constants(scan: SourceScan) -> None:
+    """warpSize returned by a constexpr function (followed from its head to its closing brace), then the first
+    use of warpSize as a compile-time constant on the line."""
+    line, depth = scan.line, scan.depth
+    head = CONSTEXPR_FN.search(line)
+    if head:
+        scan.constexpr_fn = depth if "{" in line[head.end():] else -1
+        scan.pending_fn = scan.constexpr_fn == -1 and ";" not in line
+    elif scan.pending_fn and "{" in line:
+        scan.constexpr_fn, scan.pending_fn = depth, False
+    ret = RETURN_WARP.search(line) if scan.constexpr_fn is not None and scan.constexpr_fn >= 0 else None
+    if ret:
+        scan.add(warp_returned(scan.path, scan.no, ret, scan.snippet, scan.conds))
+        scan.constexpr_fn = None
+    for m in CONSTEXPR_WARP.finditer(line):
+        scan.add(warp_constant(scan.path, scan.no, m, scan.snippet, scan.conds))
+        break
+    # the function ends with the line that closes its body
+    if scan.constexpr_fn is not None and scan.constexpr_fn >= 0 and \
+            depth + line.count("{") - line.count("}") <= scan.constexpr_fn:
+        scan.constexpr_fn = None
+
+
+WAVE_USES = SourceTopic(rules=(RSM202,), directive=wave_in_directive, line=wave_in_code)
+WARP_ALIASES = SourceTopic(rules=(RSM203,), line=alias_defaults)
+# Without warpSize in the file no constexpr function is followed: none can return it.
+WARP_CONSTANTS = SourceTopic(rules=(RSM203,), line=warp_constants, wanted=lambda scan: scan.can[CONSTEXPR_WARP])
