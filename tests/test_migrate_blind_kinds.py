@@ -437,3 +437,17 @@ def test_hip_architectures_copying_the_target_list_follows_it(tmp_path: Path) ->
     result = scan(tmp_path).result
     assert {(f.line, f.rule.id, f.handled) for f in result.findings if f.rule.id == "RSM102"} == {
         (3, "RSM102", True), (4, "RSM102", False)}
+
+
+# --- kinds blind batch 7 (hip-tests, Tensile, MIVisionX) showed misread; that batch is no longer held out ----
+
+def test_parsing_arch_flags_out_of_a_string_passes_none(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
+                         "function(list_archs FLAGS)\n"
+                         "  string(REGEX MATCHALL \"--offload-arch=gfx[0-9a-z]+\" WORDS ${FLAGS})\n"
+                         "  string(FIND \"${FLAGS}\" \"--offload-arch=gfx90a\" AT)\n"
+                         "endfunction()\n"
+                         "set(CMAKE_CXX_FLAGS \"${CMAKE_CXX_FLAGS} --offload-arch=gfx90a\")\n"
+                         "string(REGEX REPLACE \"-O2\" \"--offload-arch=gfx942\" NEW_FLAGS \"${OLD_FLAGS}\")\n"})
+    # The regex and the substring are read, not passed; a replacement that writes the flag passes it.
+    assert lines(r, "CMakeLists.txt") == {6: "RSM103", 7: "RSM103"}
