@@ -451,3 +451,24 @@ def test_parsing_arch_flags_out_of_a_string_passes_none(tmp_path: Path) -> None:
                          "string(REGEX REPLACE \"-O2\" \"--offload-arch=gfx942\" NEW_FLAGS \"${OLD_FLAGS}\")\n"})
     # The regex and the substring are read, not passed; a replacement that writes the flag passes it.
     assert lines(r, "CMakeLists.txt") == {6: "RSM103", 7: "RSM103"}
+
+
+def test_a_gfx_list_only_an_in_list_test_reads_is_part_of_that_test(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
+                         "set(NEWER_TARGETS gfx90a gfx942)\n"
+                         "set(ACCEPTED_ARCHS gfx90a gfx942)\n"
+                         "set(DEFAULT_ARCHS gfx90a gfx942)\n"
+                         "foreach(arch IN LISTS GPU_TARGETS)\n"
+                         "  if(arch IN_LIST NEWER_TARGETS)\n"
+                         "    list(APPEND TESTS newer.cc)\n"
+                         "  endif()\n"
+                         "  if(arch IN_LIST ACCEPTED_ARCHS)\n"
+                         "    list(APPEND TESTS accepted.cc)\n"
+                         "  endif()\n"
+                         "endforeach()\n"
+                         "if(NOT DEFAULT_ARCHS)\n"
+                         "endif()\n"
+                         "set(GPU_TARGETS ${DEFAULT_ARCHS} CACHE STRING \"\")\n"})
+    # The lists the IN_LIST tests compare against are part of those tests (6 RSM106, 9 RSM108); a default
+    # list copied into the target list stays the construct.
+    assert lines(r, "CMakeLists.txt") == {4: "RSM101", 6: "RSM106", 9: "RSM108"}

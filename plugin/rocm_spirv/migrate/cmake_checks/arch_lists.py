@@ -56,6 +56,24 @@ def _read_later(file: Analyzer, var: str, cmd: Command) -> bool:
         rf"\b(?:LISTS|IN_LIST|DEFINED)\s+{var}\b|\bif\s*\(\s*(?:NOT\s+)?\"?{var}\b", rest) is not None
 
 
+def _only_compared(file: Analyzer, var: str, cmd: Command) -> bool:
+    """Whether every other mention of var in the file is `IN_LIST var` in a condition: the gfx names an
+    if(<x> IN_LIST <list>) test compares against are part of that test, which is the construct (RSM106,
+    or RSM108 for an allow-list); the list builds nothing and passes nothing."""
+    compared = False
+    for other in file.commands:
+        if other.start == cmd.start:
+            continue
+        for i, a in enumerate(other.args):
+            if any(r.name == var for r in refs(a.value) if r.kind in ("var", "cache")):
+                return False  # ${var}: copied, passed or expanded somewhere
+            if a.kind == "unquoted" and a.value == var:
+                if other.name not in ("if", "elseif", "while") or i == 0 or other.args[i - 1].value != "IN_LIST":
+                    return False  # set()/list()/foreach(… LISTS var) or a test of the list itself
+                compared = True
+    return compared
+
+
 def _comma_list(item: str) -> list[str]:
     """"gfx801,gfx90a,gfx942": a project's comma-separated GPU list (split by its own code) is its items."""
     parts = [p.strip() for p in item.split(",")]
@@ -118,6 +136,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         return
     # set(DEFAULT gfx900 gfx906:xnack- ${OPTIONAL_TARGETS}): arch names with lists spliced in is an arch list too
     if gfx_items and items and all(ARCH_ITEM.match(i) or REF.fullmatch(i) for i in items):
+        if _only_compared(file, var, cmd):
+            return  # the IN_LIST test is reported (the list stays in arch_lists for it)
         if ALLOW_NAME.search(var):
             file.add(RSM108, cmd, f"{var} is an allow-list of {len(gfx_items)} arch names; amdgcnspirv is "
                      "not in it", "add amdgcnspirv to the list, or skip the check under SPIR-V",
