@@ -472,3 +472,22 @@ def test_a_gfx_list_only_an_in_list_test_reads_is_part_of_that_test(tmp_path: Pa
     # The lists the IN_LIST tests compare against are part of those tests (6 RSM106, 9 RSM108); a default
     # list copied into the target list stays the construct.
     assert lines(r, "CMakeLists.txt") == {4: "RSM101", 6: "RSM106", 9: "RSM108"}
+
+
+def test_the_users_target_list_from_the_environment_is_user_input(tmp_path: Path) -> None:
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n"
+        "set(DEFAULT_TARGETS gfx90a gfx942)\n"
+        "if(DEFINED ENV{AMDGPU_TARGETS})\n"
+        "  set(GPU_TARGETS $ENV{AMDGPU_TARGETS} CACHE STRING \"\")\n"
+        "elseif(DEFINED ENV{GPU_ARCHS})\n"
+        "  set(GPU_TARGETS $ENV{GPU_ARCHS} CACHE STRING \"\")\n"
+        "else()\n"
+        "  set(GPU_TARGETS ${DEFAULT_TARGETS} CACHE STRING \"\")\n"
+        "endif()\n"
+        "set(ENV{HCC_AMDGPU_TARGET} gfx90a)\n")
+    result = scan(tmp_path).result
+    # The reads are counted (handled), not listed; the project's default list and the environment the
+    # project itself sets are.
+    assert {(f.line, f.rule.id) for f in result.remaining} == {(3, "RSM101"), (11, "RSM111")}
+    assert {(f.line, f.rule.id) for f in result.findings if f.handled} >= {(5, "RSM111")}

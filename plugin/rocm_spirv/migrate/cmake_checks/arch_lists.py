@@ -31,6 +31,9 @@ RSM114 = Rule("RSM114", "arch-list-entry", W, "one entry of the target list is t
               unreachable=True)
 
 
+ENV_REF = re.compile(r"\$ENV\{[A-Za-z0-9_]+\}")
+
+
 def redirect_for_set(file: Analyzer, var: str, cache: bool, force: bool) -> tuple[Redirect, str]:
     if file.ctx.top_level and not file.project_seen:
         return Redirect.TOOLCHAIN, ("set before project(); the toolchain file, read at project(), sets "
@@ -121,6 +124,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     if var in TARGET_VARS:
         if items and all(i.lower() == SPIRV_TARGET for i in items):
             return
+        if items and all(ENV_REF.fullmatch(i) for i in items):
+            return  # set(GPU_TARGETS $ENV{GPU_ARCHS} CACHE …): the user's list from the environment (env.py)
         if items and all(i.upper() in ("OFF", "FALSE", "NO", "0") for i in items):
             return  # CMAKE_HIP_ARCHITECTURES OFF: CMake passes no arch flag at all
         if not items and cache and not _read_later(file, var, cmd):
