@@ -491,3 +491,47 @@ def test_the_users_target_list_from_the_environment_is_user_input(tmp_path: Path
     # project itself sets are.
     assert {(f.line, f.rule.id) for f in result.remaining} == {(3, "RSM101"), (11, "RSM111")}
     assert {(f.line, f.rule.id) for f in result.findings if f.handled} >= {(5, "RSM111")}
+
+
+def test_a_loop_over_an_autodetected_or_project_named_arch_list_is_per_arch(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
+                         "execute_process(COMMAND amdgpu-arch OUTPUT_VARIABLE DETECTED)\n"
+                         "string(REPLACE \"\\n\" \";\" DETECTED \"${DETECTED}\")\n"
+                         "foreach(a ${DETECTED})\n"
+                         "  list(APPEND GPU_ARCH ${a})\n"
+                         "endforeach()\n"
+                         "foreach(ARCH ${GPU_ARCH})\n"
+                         "  add_custom_command(OUTPUT k_${ARCH}.o COMMAND clang -target amdgcn-amd-amdhsa "
+                         "-mcpu=${ARCH} k.s -o k_${ARCH}.o)\n"
+                         "endforeach()\n"
+                         "foreach(T ${DETECTED})\n"
+                         "  add_custom_command(OUTPUT o_${T}.o COMMAND clang --target=amdgcn-amd-amdhsa -mcpu=${T} "
+                         "o.s -o o_${T}.o)\n"
+                         "endforeach()\n"
+                         "foreach(cpu ${HOST_CPUS})\n"
+                         "  add_custom_command(OUTPUT h_${cpu}.o COMMAND cc -mcpu=${cpu} -c h.c -o h_${cpu}.o)\n"
+                         "endforeach()\n"
+                         "add_executable(t t.cpp)\n"
+                         "foreach(arch IN LISTS PROJ_GPU_ARCHS)\n"
+                         "  target_link_libraries(t PRIVATE \"--offload-arch=${arch}\")\n"
+                         "endforeach()\n"
+                         "set(KERNEL_ARCHS gfx90a gfx942)\n"
+                         "foreach(k ${KERNEL_ARCHS})\n"
+                         "  add_custom_command(OUTPUT g_${k}.co COMMAND clang -mcpu=${k} g.cl -o g_${k}.co)\n"
+                         "endforeach()\n"})
+    got = lines(r, "CMakeLists.txt")
+    # A list this file does not know as arch names (GPU_ARCH, filled from amdgpu-arch; DETECTED) whose entries
+    # a command compiles for with an amdgcn triple and -mcpu=: per-arch loops. The host CPU loop is none.
+    assert got[7] == "RSM107" and got[10] == "RSM107" and 13 not in got
+    assert got[20] == "RSM101" and got[21] == "RSM107"  # a -mcpu= loop over a project list stays found
+    # A loop over a list set elsewhere that only turns entries into --offload-arch= follows the list: handled.
+    assert {(f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings if f.line in (17, 18)} == {
+        (17, "RSM103", True)}
+
+
+def test_a_probe_of_each_entry_of_a_list_set_elsewhere_stays_its_own_construct(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
+                         "foreach(t ${PARSE_TARGETS})\n"
+                         "  check_cxx_compiler_flag(\"-xhip --offload-arch=${t}\" HAS_${t})\n"
+                         "endforeach()\n"})
+    assert lines(r, "CMakeLists.txt") == {3: "RSM103"}
