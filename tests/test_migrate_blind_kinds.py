@@ -535,3 +535,13 @@ def test_a_probe_of_each_entry_of_a_list_set_elsewhere_stays_its_own_construct(t
                          "  check_cxx_compiler_flag(\"-xhip --offload-arch=${t}\" HAS_${t})\n"
                          "endforeach()\n"})
     assert lines(r, "CMakeLists.txt") == {3: "RSM103"}
+
+
+def test_packed_conversions_every_target_has_are_no_feature_builtins(tmp_path: Path) -> None:
+    r = found(tmp_path, {"k.hip": "#include <hip/hip_runtime.h>\n"
+                         "__global__ void k(unsigned* o, float a, float b) {\n"
+                         "  o[0] = __builtin_amdgcn_cvt_pk_u8_f32(a, 0, o[0]);\n"
+                         "  o[1] = __builtin_amdgcn_cvt_pk_fp8_f32(a, b, 0, false);\n"
+                         "}\n"})
+    # cvt_pk_u8_f32 exists on every GCN/RDNA target and under SPIR-V; the fp8 conversion needs gfx940+/gfx12.
+    assert lines(r, "k.hip") == {4: "RSM205"}
