@@ -298,7 +298,7 @@ def test_adding_a_gpu_family_is_rows_in_the_table(tmp_path: Path, monkeypatch: p
         "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
         "set(SUPPORTED_ARCHS gfx1400 gfx14-generic)\n"
         "foreach(t IN LISTS GPU_TARGETS)\n  if(NOT t IN_LIST SUPPORTED_ARCHS)\n"
-        "    message(FATAL_ERROR \"${t} is not supported\")\n  endif()\nendforeach()\n")
+        "    message(FATAL_ERROR \"${t} is not one of ${SUPPORTED_ARCHS}\")\n  endif()\nendforeach()\n")
     assert main(["migrate", str(tmp_path / "p"), "--json", "--select", "RSM108"]) == 0
     found = json.loads(capsys.readouterr().out)["findings"]
     assert [f["line"] for f in found if f["rule"] == "RSM108"] == [3, 5], found  # the list and its test

@@ -82,6 +82,7 @@ class Analyzer:
         self.facts = CMakeFacts(policy_version=ctx.policy_version,
                                 newline="\r\n" if "\r\n" in src else "\n")
         self.stack: list[Block] = []
+        self.commands: list[Command] = []  # the whole file, for checks that look at later reads of a variable
         self.project_seen = False
         self.retargeted: set[str] = set()
         self.retarget_directory = False
@@ -190,6 +191,7 @@ class Analyzer:
         except CMakeSyntaxError as err:
             self.report.error = f"CMake syntax error: {err}"
             return self.report, self.facts
+        self.commands = commands
         for cmd in commands:
             self.command(cmd)
         for end in ENDS:

@@ -20,6 +20,8 @@ ARCH_ITEM = re.compile(f"^(?:{TARGET_ID.pattern}|all|native|{SPIRV_TARGET})$", r
 GFX_LOOSE = re.compile(r"gfx", re.IGNORECASE)  # in regexes too: MATCHES "^gfx9", "^gfx[0-9]+$"
 ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)
 GUARD_VAR = "ROCM_SPIRV_OFFLOAD"
+# An AMD GPU triple as a compiler's target: -target amdgcn-amd-amdhsa, --target=amdgcn-amd-amdhsa
+AMDGCN_TRIPLE = re.compile(r"^(?:--?target=)?amdgcn-")
 # AMD GPU arch flags only: --offload-arch=sm_80 is CUDA, --cuda-gpu-arch=mp_21 is MUSA.
 ARCH_FLAG = re.compile(r"^(?:--offload-arch=(?!(?:sm|mp|compute)_)(.+)|--cuda-gpu-arch=((?:gfx|\$\{|\$<).+))$")
 FLAGS_VAR = re.compile(r"^CMAKE_(CXX|HIP|C|CUDA)_FLAGS(_[A-Z]+)?$")

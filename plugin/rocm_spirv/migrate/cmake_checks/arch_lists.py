@@ -31,6 +31,9 @@ RSM114 = Rule("RSM114", "arch-list-entry", W, "one entry of the target list is t
               unreachable=True)
 
 
+ENV_REF = re.compile(r"\$ENV\{[A-Za-z0-9_]+\}")
+
+
 def redirect_for_set(file: Analyzer, var: str, cache: bool, force: bool) -> tuple[Redirect, str]:
     if file.ctx.top_level and not file.project_seen:
         return Redirect.TOOLCHAIN, ("set before project(); the toolchain file, read at project(), sets "
@@ -54,6 +57,24 @@ def _read_later(file: Analyzer, var: str, cmd: Command) -> bool:
     rest = file.src[cmd.end:]
     return f"${{{var}}}" in rest or re.search(
         rf"\b(?:LISTS|IN_LIST|DEFINED)\s+{var}\b|\bif\s*\(\s*(?:NOT\s+)?\"?{var}\b", rest) is not None
+
+
+def _only_compared(file: Analyzer, var: str, cmd: Command) -> bool:
+    """Whether every other mention of var in the file is `IN_LIST var` in a condition: the gfx names an
+    if(<x> IN_LIST <list>) test compares against are part of that test, which is the construct (RSM106,
+    or RSM108 for an allow-list); the list builds nothing and passes nothing."""
+    compared = False
+    for other in file.commands:
+        if other.start == cmd.start:
+            continue
+        for i, a in enumerate(other.args):
+            if any(r.name == var for r in refs(a.value) if r.kind in ("var", "cache")):
+                return False  # ${var}: copied, passed or expanded somewhere
+            if a.kind == "unquoted" and a.value == var:
+                if other.name not in ("if", "elseif", "while") or i == 0 or other.args[i - 1].value != "IN_LIST":
+                    return False  # set()/list()/foreach(… LISTS var) or a test of the list itself
+                compared = True
+    return compared
 
 
 def _comma_list(item: str) -> list[str]:
@@ -103,6 +124,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     if var in TARGET_VARS:
         if items and all(i.lower() == SPIRV_TARGET for i in items):
             return
+        if items and all(ENV_REF.fullmatch(i) for i in items):
+            return  # set(GPU_TARGETS $ENV{GPU_ARCHS} CACHE …): the user's list from the environment (env.py)
         if items and all(i.upper() in ("OFF", "FALSE", "NO", "0") for i in items):
             return  # CMAKE_HIP_ARCHITECTURES OFF: CMake passes no arch flag at all
         if not items and cache and not _read_later(file, var, cmd):
@@ -118,6 +141,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         return
     # set(DEFAULT gfx900 gfx906:xnack- ${OPTIONAL_TARGETS}): arch names with lists spliced in is an arch list too
     if gfx_items and items and all(ARCH_ITEM.match(i) or REF.fullmatch(i) for i in items):
+        if _only_compared(file, var, cmd):
+            return  # the IN_LIST test is reported (the list stays in arch_lists for it)
         if ALLOW_NAME.search(var):
             file.add(RSM108, cmd, f"{var} is an allow-list of {len(gfx_items)} arch names; amdgcnspirv is "
                      "not in it", "add amdgcnspirv to the list, or skip the check under SPIR-V",

@@ -20,9 +20,11 @@ RSM111 = Rule("RSM111", "env-arch-list", W, "an environment variable supplies th
 def env(file: Analyzer, cmd: Command) -> None:
     found = sorted(env_names(cmd) & ENV_VARS)
     if found and not (cmd.name == "set" and cmd.values()[:1] and cmd.values()[0].startswith("ENV{")):
-        file.add(RSM111, cmd, f"reads the target list from $ENV{{{found[0]}}}",
-                 f"export {found[0]}=amdgcnspirv, or give ROCM_SPIRV_OFFLOAD=spirv precedence",
-                 Redirect.ENVIRONMENT)
+        # The user's own list, as -DGPU_TARGETS= is: no arch of the project's, and unset unless the user
+        # exports it. Reported as handled; a project that sets the variable (set(ENV{…}), a preset) is not.
+        file.add(RSM111, cmd, f"reads the user's target list from $ENV{{{found[0]}}}: user input, "
+                 "no arch of the project's", f"export {found[0]}=amdgcnspirv (or leave it unset) when "
+                 "building for SPIR-V", Redirect.ENVIRONMENT, handled=True)
 
 
 TOPIC = Topic(rules=(RSM111,), every=env)

@@ -33,12 +33,19 @@ RSM105 = Rule("RSM105", "amdgpu-backend-option", W, "-mllvm -amdgpu-* backend op
 # HIP compiled for NVIDIA GPUs in the same command: its --cuda-gpu-arch= names an sm_ GPU
 CUDA_COMPILE = re.compile(r"^(?:-xcuda|--cuda-path=.*|-D__HIP_PLATFORM_(?:NVIDIA|NVCC)__)$")
 PROBE = re.compile(r"^check_\w*_(?:compiler_flag|source_compiles|source_runs)$")
+# string() sub-commands that only read: string(REGEX MATCHALL "--offload-arch=(gfx[0-9a-z]+)" out ${FLAGS})
+# parses flags someone else passes, and what the parsed names feed (an IN_LIST test, a loop) is the construct.
+READ_ONLY_STRING: frozenset[tuple[str, ...]] = frozenset({("REGEX", "MATCH"), ("REGEX", "MATCHALL"), ("FIND",),
+                                                         ("COMPARE",)})
 
 
 def _words(file: Analyzer, cmd: Command) -> list[str]:
-    """The flag words a command passes: not the pattern string(REGEX REPLACE) removes; inside a function
-    body, with the file's variables expanded (`${AMDGPU_ARCH_FLAG}=${FLAG}` is `--offload-arch=${FLAG}`)."""
+    """The flag words a command passes: none for a string() that only reads, not the pattern
+    string(REGEX REPLACE) removes; inside a function body, with the file's variables expanded
+    (`${AMDGPU_ARCH_FLAG}=${FLAG}` is `--offload-arch=${FLAG}`)."""
     values = cmd.values()
+    if cmd.name == "string" and (tuple(values[:1]) in READ_ONLY_STRING or tuple(values[:2]) in READ_ONLY_STRING):
+        return []
     if cmd.name == "string" and values[:2] == ["REGEX", "REPLACE"]:
         values = values[:2] + values[3:]
     elif cmd.name == "string" and values[:1] == ["REPLACE"]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.flags import RSM103
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, refs
-from rocm_spirv.migrate.cmake_words import ARCH_FLAG, cmd_words, flag_words
+from rocm_spirv.migrate.cmake_words import AMDGCN_TRIPLE, ARCH_FLAG, cmd_words, flag_words
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 DEFINES_SOURCES = frozenset({"target_sources", "add_library", "add_executable", "add_definitions",
@@ -30,6 +30,34 @@ RSM107 = Rule("RSM107", "per-arch-loop", W, "a loop over targets adds per-arch s
 
 
 FLAG_BUILDERS = frozenset({"list", "set", "string"})
+READS = frozenset({"foreach", "if", "elseif", "while", "message"})  # name a variable without assigning it
+# Commands that put flags on a target, where a flag of the entry follows the list; a probe
+# (check_cxx_compiler_flag("--offload-arch=${t}")) or a custom command is its own construct.
+TARGET_OPTIONS = frozenset({"target_compile_options", "target_link_options", "target_link_libraries"})
+
+
+def _written_here(file: Analyzer, var: str) -> bool:
+    """Whether a command of this file assigns var (set(), list(), string(… var …), OUTPUT_VARIABLE var)."""
+    return any(c.name not in READS and any(a.kind == "unquoted" and a.value == var for a in c.args)
+               for c in file.commands)
+
+
+def _walks_arch_names(file: Analyzer, loop: Block, cmd: Command) -> bool:
+    """Whether a foreach() over a list the walk does not know as one of arch names walks them, as this
+    command of its body uses the entry: -mcpu= of it with an amdgcn triple (a GPU, whatever the list:
+    amdgpu-arch autodetection, a list set in another file), or --offload-arch= of it put on a target over
+    a list set in another file only (that list's origin is the finding there). -mcpu= alone may be a CPU's; flags made
+    from a list this file detects itself are the construct (no toolchain list reaches them)."""
+    entry = f"${{{loop.loop_var}}}"
+    words = flag_words(cmd)
+    if f"-mcpu={entry}" in words and any(AMDGCN_TRIPLE.match(w) for w in words):
+        return True
+    if cmd.name not in TARGET_OPTIONS or not any(
+            (m := ARCH_FLAG.match(w)) and entry == (m.group(1) or m.group(2)) for w in words):
+        return False
+    lists = {r.name for a in loop.cmd.args[1:] for r in refs(a.value) if r.kind == "var"} | {
+        a.value for i, a in enumerate(loop.cmd.args) if i > 1 and loop.cmd.args[i - 1].value == "LISTS"}
+    return bool(lists) and not any(_written_here(file, v) for v in lists)
 
 
 def loop_body(file: Analyzer, cmd: Command) -> None:
@@ -42,6 +70,8 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
         if name in DEFINES_SOURCES and {r.name for a in cmd.args for r in refs(a.value)} & file.function_params():
             file.fn_commands.add(fn)  # add_custom_command(OUTPUT k_${ARCH}.co …): per arch where a loop calls it
     inner = next((b for b in reversed(file.stack) if b.kind == "foreach"), None)
+    if inner is not None and not inner.over_targets and _walks_arch_names(file, inner, cmd):
+        inner.over_targets = True
     if inner is not None and not inner.over_targets and name == "list" and values[:1] == ["GET"] and \
             len(values) > 1 and values[1] in file.arch_lists:
         inner.over_targets = True  # list(GET <arch list> ${i} FLAG): each pass takes one arch name

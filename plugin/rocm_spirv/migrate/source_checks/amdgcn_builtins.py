@@ -25,11 +25,14 @@ RSM206 = Rule("RSM206", "has-builtin-arch-test", E, "__has_builtin(__builtin_amd
                        '#endif\n'))
 RULES = (RSM205, RSM206)
 
-# ds_swizzle and s_setprio are not here: every GCN/RDNA target and amdgcnspirv accept them.
+# ds_swizzle and s_setprio are not here: every GCN/RDNA target and amdgcnspirv accept them. Nor the packed
+# conversions clang declares for every target (cvt_pk_u8_f32, cvt_pk_i16, cvt_pk_u16, as cvt_pkrtz): the
+# other cvt_pk_* (fp8/bf8, f16/bf16 from f32) need fp8-conversion-insts or a newer ISA.
+EVERY_TARGET_CVT_PK = ("u8_f32", "i16", "u16")
 FEATURE_BUILTIN = re.compile(
     r"\b__builtin_amdgcn_(mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|s?dot\d\w*|fdot2\w*"
     r"|permlane\w+|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
-    r"|cvt_pk_\w+|s_sleep_var|ballot_w64|ballot_w32"
+    rf"|cvt_pk_(?!(?:{'|'.join(EVERY_TARGET_CVT_PK)})\b)\w+|s_sleep_var|ballot_w64|ballot_w32"
     # GFX6-GFX10.3 only (no s_memtime/s_memrealtime on GFX11+), GFX6-GFX9 only (buffer_wbinvl1)
     r"|s_memtime|s_memrealtime|buffer_wbinvl1\w*"
     r"|s_waitcnt)\b")  # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12
