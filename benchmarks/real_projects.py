@@ -51,7 +51,15 @@ MODES = ("spirv", "native", "hybrid")
 NATIVE_ARCHS = "gfx942"
 STEP_TIMEOUT = 1800
 
-Category = Literal["tool", "missing-dependency", "project-bug", "cuda-only", "gcn-asm", "unclassified"]
+Category = Literal["tool", "missing-dependency", "project-bug", "cuda-only", "gcn-asm", "per-arch", "no-cmake",
+                   "unclassified"]
+# Every category with its column title, in table order: the summary and the Markdown table iterate it.
+CATEGORIES: tuple[tuple[Category, str], ...] = (
+    ("tool", "tool"), ("missing-dependency", "missing dep."), ("project-bug", "project bug"),
+    ("cuda-only", "CUDA-only"), ("gcn-asm", "GCN asm"), ("per-arch", "per-arch by construction"),
+    ("no-cmake", "Makefile only"), ("unclassified", "unclassified"))
+PER_ARCH = ("the project builds device code per GPU itself (per-GPU assembly, IR or objects named after the GPU): "
+            "no toolchain file reaches it; migrate reports its loop (RSM107)")
 # host-only: built, and no binary carries device code (a device query, a host library): not a failure.
 Status = Literal["ok", "invalid-spirv", "require-failed", "configure-failed", "build-failed", "host-only",
                  "timeout"]
@@ -70,8 +78,12 @@ def _r(category: Category, reason: str, pattern: str) -> Rule:
 
 # First match wins: the tool's own failures first, so a missing library never hides one of ours.
 FAILURE_RULES: tuple[Rule, ...] = (
+    _r("no-cmake", "the project folder has no CMakeLists.txt (a Makefile-only example; the matrix builds "
+       "through CMake toolchain files)", r"^.*does not appear to contain CMakeLists\.txt.*$"),
     _r("tool", "spirv-val rejects device debug info (DebugCompilationUnit)", r"DebugCompilationUnit.*$"),
     _r("tool", "spirv-val rejects a module clang 22 wrote", r"spirv-val: .*$"),
+    # The wrappers' build-time check names the spirv-val release that rejected the module.
+    _r("tool", "spirv-val rejects a module clang 22 wrote", r"^.*spirv-val \d+\.\d+ rejects.*$"),
     _r("tool", "the wrapper's one-step compile+link misses -fvisibility=default",
        r"Unknown function .*@__o[cc]kl\w*.*$"),
     _r("tool", "the prefix lacks ROCm's llvm/bin tools or hipconfig",
@@ -83,6 +95,8 @@ FAILURE_RULES: tuple[Rule, ...] = (
        r"^.*Could not find \w+ using the following names:\s*(llvm-mc|clang-offload-bundler|llvm-dis|hipconfig)"),
     _r("tool", "rocm-cmake >= 0.11 is missing (ROCMConfig, rocm_check_target_ids)",
        r"^.*(provided by \"ROCM\"|ROCMConfig\.cmake|rocm_check_target_ids).*$"),
+    # An object the project names after one GPU (main_gfx942.o from main_gfx942.ll) cannot hold SPIR-V.
+    _r("per-arch", PER_ARCH, r"^require \S+: \S*gfx[0-9a-z]+\S*\.o:\s+no SPIR-V entry.*$"),
     _r("tool", "a binary's device entries do not match its mode (--require)", r"^require .*$"),
     _r("cuda-only", "the project is CUDA source (HIP's NVIDIA headers)", r"^.*nvidia_detail.*error.*$"),
     _r("gcn-asm", "GCN inline assembly: the SPIR-V backend cannot translate the asm call",
@@ -101,6 +115,14 @@ FAILURE_RULES: tuple[Rule, ...] = (
     _r("missing-dependency", "a library the linker cannot find", r"^.*cannot find -l\w+.*$"),
     _r("missing-dependency", "a program the build needs",
        r"^.*(hipify-perl|hipify-clang|hipcc)\b.*(not found|No such).*$"),
+    _r("per-arch", PER_ARCH, r"^.*(invalid target ID 'amdgcnspirv'|_amdgcnspirv\.(s|ll|bc)', needed by).*$"),
+    _r("missing-dependency", "a dependency FetchContent downloads (this build is offline)",
+       r"^.*(Could not resolve host|Failed to connect to).*$"),
+    _r("missing-dependency", "a source the build expects another tool to generate (hipify) is absent",
+       r"^.*Cannot find source file:(\s*\S+)?.*$"),
+    _r("project-bug", "the project's bundler call names a host triple without its environment "
+       "(x86_64-unknown-linux): clang-offload-bundler rejects it since LLVM 17, ROCm's too",
+       r"^.*clang-offload-bundler: error: Targets need to follow the format.*$"),
     _r("project-bug", "the project's code does not compile against ROCm 7 headers", r"^.*\berror: .*$"),
 )
 
@@ -282,9 +304,7 @@ def summary(runs: list[Run], modes: list[str], build_types: list[str]) -> dict[s
                 "spirv_binaries": len(spirv_bins),
                 "spirv_binaries_invalid": sum(bool(b.invalid) for b in spirv_bins),
                 "require_failed": sum(not b.require_met for r in sel for b in r.binaries),
-                "by_category": {c: sum(r.category == c for r in sel)
-                                for c in ("tool", "missing-dependency", "project-bug", "cuda-only", "gcn-asm",
-                                          "unclassified")},
+                "by_category": {c: sum(r.category == c for r in sel) for c, _ in CATEGORIES},
                 "wall_s": round(sum(r.wall_s for r in sel), 1),
                 "cpu_s": round(sum(r.cpu_s for r in sel), 1),
             }
@@ -301,15 +321,14 @@ def markdown(report: dict[str, object], runs: list[Run], not_run: list[dict[str,
     for u in report["upstreams"]:  # type: ignore[attr-defined]
         lines.append(f"| {u['repo']} | {u['commit']} | {u['projects']} |")
     lines += ["", "| mode / build type | runs | built | ok | host-only | binaries with device code | SPIR-V binaries | "
-              "invalid SPIR-V | --require failed | tool | missing dep. | project bug | CUDA-only | GCN asm | "
-              "unclassified | wall s | CPU s |", "| --- " * 17 + "|"]
+              "invalid SPIR-V | --require failed | " + " | ".join(t for _, t in CATEGORIES) + " | wall s | CPU s |",
+              "| --- " * (12 + len(CATEGORIES)) + "|"]
     for key, s in report["summary"].items():  # type: ignore[attr-defined]
         c = s["by_category"]
         lines.append(f"| {key} | {s['runs']} | {s['built']} | {s['ok']} | {s.get('host_only', 0)} | {s['binaries']} | "
                      f"{s['spirv_binaries']} | "
-                     f"{s['spirv_binaries_invalid']} | {s['require_failed']} | {c['tool']} | "
-                     f"{c['missing-dependency']} | {c['project-bug']} | {c['cuda-only']} | {c['gcn-asm']} | "
-                     f"{c['unclassified']} | {s['wall_s']} | {s['cpu_s']} |")
+                     f"{s['spirv_binaries_invalid']} | {s['require_failed']} | "
+                     + " | ".join(str(c.get(k, 0)) for k, _ in CATEGORIES) + f" | {s['wall_s']} | {s['cpu_s']} |")
     lines += ["", "`built`: the build wrote its binaries (a run that built but failed `--validate` or `--require` "
               "counts as built, not ok); `host-only`: built, no binary carries device code. "
               "A failure's category is the first rule in `FAILURE_RULES` "
