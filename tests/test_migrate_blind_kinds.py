@@ -545,3 +545,12 @@ def test_packed_conversions_every_target_has_are_no_feature_builtins(tmp_path: P
                          "}\n"})
     # cvt_pk_u8_f32 exists on every GCN/RDNA target and under SPIR-V; the fp8 conversion needs gfx940+/gfx12.
     assert lines(r, "k.hip") == {4: "RSM205"}
+
+
+def test_a_generator_arch_input_set_from_the_target_list_is_the_generator_construct(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p)\n"
+                         "set(GPU_TARGETS \"gfx90a;gfx942\" CACHE STRING \"\")\n"
+                         "set(Tensile_ARCHITECTURE \"${GPU_TARGETS}\" CACHE STRING \"\" FORCE)\n"
+                         "set(Tensile_LOGIC \"asm_full\" CACHE STRING \"\")\n"
+                         "set(PROJ_COPY \"${GPU_TARGETS}\")\n"})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM101", 3: "RSM109"}
