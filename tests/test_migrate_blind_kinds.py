@@ -554,3 +554,42 @@ def test_a_generator_arch_input_set_from_the_target_list_is_the_generator_constr
                          "set(Tensile_LOGIC \"asm_full\" CACHE STRING \"\")\n"
                          "set(PROJ_COPY \"${GPU_TARGETS}\")\n"})
     assert lines(r, "CMakeLists.txt") == {2: "RSM101", 3: "RSM109"}
+
+
+ARCH_TEST_MACROS = """#pragma once
+#define PROJ_IS_A (defined(__gfx908__) || defined(__gfx90a__))
+#define PROJ_IS_B (defined(__gfx1100__))
+#define PROJ_IS_AB (PROJ_IS_A || PROJ_IS_B)
+#if PROJ_HIP
+#if PROJ_IS_AB
+#define PROJ_LANES 64
+#else
+#define PROJ_LANES 32
+#endif
+#endif
+__device__ int lanes();
+"""
+
+ARCH_TEST_USER = """#include "arch.cuh"
+#if PROJ_IS_B
+#define PROJ_DOT 1
+#else
+#define PROJ_DOT 0
+#endif
+__global__ void k(float* o, const short2* a) {
+#if PROJ_HIP && PROJ_DOT
+  o[0] = __builtin_amdgcn_fdot2_f32_bf16(a[0], a[1], o[0], false);
+#endif
+#if defined(__gfx942__)
+  o[1] = 1.0f;
+#endif
+}
+"""
+
+
+def test_an_if_on_a_macro_defined_as_an_arch_test_is_the_construct(tmp_path: Path) -> None:
+    r = found(tmp_path, {"src/arch.cuh": ARCH_TEST_MACROS, "src/k.cu": ARCH_TEST_USER})
+    # the #if on the derived macro, not its #define; a macro it sets 1 (0 in its #else) is part of it
+    assert lines(r, "src/arch.cuh") == {6: "RSM201"}
+    assert lines(r, "src/k.cu") == {2: "RSM201", 11: "RSM201"}
+
