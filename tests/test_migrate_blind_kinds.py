@@ -593,3 +593,13 @@ def test_an_if_on_a_macro_defined_as_an_arch_test_is_the_construct(tmp_path: Pat
     assert lines(r, "src/arch.cuh") == {6: "RSM201"}
     assert lines(r, "src/k.cu") == {2: "RSM201", 11: "RSM201"}
 
+
+def test_the_users_own_arch_option_copied_into_the_target_list_is_user_input(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p)\n"
+                         "if(DEFINED PROJ_ROCM_ARCH)\n"
+                         "  set(CMAKE_HIP_ARCHITECTURES ${PROJ_ROCM_ARCH})\n"
+                         "elseif(NOT CMAKE_HIP_ARCHITECTURES)\n"
+                         "  set(CMAKE_HIP_ARCHITECTURES \"gfx90a;gfx942\")\n"
+                         "endif()\n"})
+    # the project's default stays the construct
+    assert {n for n, rule in lines(r, "CMakeLists.txt").items() if rule == "RSM101"} == {5}
