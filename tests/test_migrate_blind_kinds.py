@@ -603,3 +603,17 @@ def test_the_users_own_arch_option_copied_into_the_target_list_is_user_input(tmp
                          "endif()\n"})
     # the project's default stays the construct
     assert {n for n, rule in lines(r, "CMakeLists.txt").items() if rule == "RSM101"} == {5}
+
+
+def test_an_if_on_an_arch_test_macro_of_an_included_header_is_the_construct(tmp_path: Path) -> None:
+    r = found(tmp_path, {"src/arch.cuh": ARCH_TEST_MACROS,
+                         "src/m.cu": '#include "arch.cuh"\n'
+                                     "__global__ void m(float* o, const float* a) {\n"
+                                     "#if PROJ_IS_AB\n"
+                                     "  o[0] = __builtin_amdgcn_mfma_f32_32x32x8f16(a[0], a[1], o[0], 0, 0, 0);\n"
+                                     "#endif\n"
+                                     "#if PROJ_OTHER\n"
+                                     "  o[1] = 1.0f;\n"
+                                     "#endif\n"
+                                     "}\n"})
+    assert lines(r, "src/m.cu") == {3: "RSM201"}

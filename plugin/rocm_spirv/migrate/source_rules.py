@@ -156,6 +156,9 @@ class Group:
     line: int = 0  # the current branch's directive: where a finding about its condition goes
     col: int = 1  # of its `#`
     snippet: str = ""
+    # an undecided #if naming macros no file here defines: the chain's RSM201 if another file defines one as
+    # an arch test (`#if IS_CDNA` with IS_CDNA from an included header)
+    elsewhere: list[str] = field(default_factory=list)
     opened: tuple[int, int, str] = (0, 1, "")  # line, column and snippet of the #if that opens the chain
     # An #elif-started value chain's one finding: its index, where it opens and the return; later #elif lines
     # add their macros to it.
@@ -238,7 +241,7 @@ class SourceScan:
     # Macros whose #define body is itself an arch test (`#define IS_CDNA (defined(__gfx908__) || …)`, or one
     # made of such macros), defined outside any arch #if: no #if covers them, so an #if testing one is the
     # construct (RSM201), and what it picks is part of it.
-    tests: set[str] = field(default_factory=set)
+    tests: set[str] = field(init=False)  # report.arch_tests
     # The line being read: index, number, stripped text, raw text, compiled or not, undecided conditions.
     idx: int = 0
     no: int = 0
@@ -259,6 +262,7 @@ class SourceScan:
     def __post_init__(self) -> None:
         report, stripped = self.report, self.stripped
         self.add = report.findings.append
+        self.tests = report.arch_tests
         self.feature = self.can[FEATURE_BUILTIN] and FEATURE_BUILTIN.search(stripped) is not None
         self.derived = set(self.arch_derived)
         self.raw_lines = self.text.splitlines()

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
-from rocm_spirv.migrate.pp import ARCH_MACRO
+from rocm_spirv.migrate.pp import ARCH_MACRO, lookup_device
 from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
 
 if TYPE_CHECKING:
@@ -91,6 +91,17 @@ def helper_chain(chain: Finding, ret: Finding, macros: list[str]) -> Finding:
                            "amdgcnspirv: only the fallback is compiled")
 
 
+IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def tested_elsewhere(f: Finding, tests: Collection[str]) -> Finding:
+    """The #if on macros another file defines as arch tests, worded once the scan knows which."""
+    names = [n for n in dict.fromkeys(IDENT.findall(f.snippet)) if n in tests]
+    verb = "is" if len(names) == 1 else "are"
+    return replace(f, message=f"{', '.join(names)} {verb} undefined under amdgcnspirv (defined as a test of arch "
+                              "macros, which are: the test is 0)")
+
+
 def pending_derived(path: str, line: int, col: int, snippet: str, conds: tuple[str, ...]) -> Finding:
     """An #if whose #defines die if the macros it tests turn out arch-derived, which the scan learns only once
     every file is read; derived_message words it then."""
@@ -106,6 +117,11 @@ def derived_message(tested: list[str], defined: list[str]) -> str:
 
 def test_opened(scan: SourceScan, d: Directive) -> None:
     """An #if naming arch macros in compiled code: the chain's RSM201."""
+    g = scan.stack[-1]
+    if scan.live and not d.direct and not g.arch and g.unknown:
+        # not the implementation's names (__has_builtin, __builtin_amdgcn_…): a project's macros
+        g.elsewhere = [n for n in dict.fromkeys(IDENT.findall(d.cond)) if n != "defined" and not n.startswith("__")
+                       and n not in scan.report.defines and lookup_device(n) is None]
     if scan.live and d.direct:
         g = scan.stack[-1]
         g.finding, g.macros = len(scan.report.findings), d.direct
@@ -127,6 +143,13 @@ def test_branched(scan: SourceScan, d: Directive) -> None:
 def chain_closed(scan: SourceScan, g: Group) -> None:
     """The chain's RSM201 goes if the chain holds no code, and names the macros its dead branches define."""
     report = scan.report
+    line, col, snippet = g.opened
+    at = (line, col + max(snippet.lstrip().find(g.elsewhere[0]), 0)) if g.elsewhere else (0, 0)
+    if g.elsewhere and g.code and at not in report.needs and not any(p.line == line for p in report.pending):
+        # kept once the scan knows another file defines one of these as an arch test (scan._keep_needed)
+        report.findings.append(finding(RSM201, scan.path, line, at[1], "", ARCH_FIX, snippet,
+                                       tuple(x.unknown for x in scan.stack if x.unknown)))
+        report.needs[at] = ("test", frozenset(g.elsewhere))
     if g.finding is not None and not g.code:  # `#if defined(__gfx…) #error …`: inert under SPIR-V
         del report.findings[g.finding:]
         g.finding = None
