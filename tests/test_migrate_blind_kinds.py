@@ -545,3 +545,75 @@ def test_packed_conversions_every_target_has_are_no_feature_builtins(tmp_path: P
                          "}\n"})
     # cvt_pk_u8_f32 exists on every GCN/RDNA target and under SPIR-V; the fp8 conversion needs gfx940+/gfx12.
     assert lines(r, "k.hip") == {4: "RSM205"}
+
+
+def test_a_generator_arch_input_set_from_the_target_list_is_the_generator_construct(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p)\n"
+                         "set(GPU_TARGETS \"gfx90a;gfx942\" CACHE STRING \"\")\n"
+                         "set(Tensile_ARCHITECTURE \"${GPU_TARGETS}\" CACHE STRING \"\" FORCE)\n"
+                         "set(Tensile_LOGIC \"asm_full\" CACHE STRING \"\")\n"
+                         "set(PROJ_COPY \"${GPU_TARGETS}\")\n"})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM101", 3: "RSM109"}
+
+
+ARCH_TEST_MACROS = """#pragma once
+#define PROJ_IS_A (defined(__gfx908__) || defined(__gfx90a__))
+#define PROJ_IS_B (defined(__gfx1100__))
+#define PROJ_IS_AB (PROJ_IS_A || PROJ_IS_B)
+#if PROJ_HIP
+#if PROJ_IS_AB
+#define PROJ_LANES 64
+#else
+#define PROJ_LANES 32
+#endif
+#endif
+__device__ int lanes();
+"""
+
+ARCH_TEST_USER = """#include "arch.cuh"
+#if PROJ_IS_B
+#define PROJ_DOT 1
+#else
+#define PROJ_DOT 0
+#endif
+__global__ void k(float* o, const short2* a) {
+#if PROJ_HIP && PROJ_DOT
+  o[0] = __builtin_amdgcn_fdot2_f32_bf16(a[0], a[1], o[0], false);
+#endif
+#if defined(__gfx942__)
+  o[1] = 1.0f;
+#endif
+}
+"""
+
+
+def test_an_if_on_a_macro_defined_as_an_arch_test_is_the_construct(tmp_path: Path) -> None:
+    r = found(tmp_path, {"src/arch.cuh": ARCH_TEST_MACROS, "src/k.cu": ARCH_TEST_USER})
+    # the #if on the derived macro, not its #define; a macro it sets 1 (0 in its #else) is part of it
+    assert lines(r, "src/arch.cuh") == {6: "RSM201"}
+    assert lines(r, "src/k.cu") == {2: "RSM201", 11: "RSM201"}
+
+
+def test_the_users_own_arch_option_copied_into_the_target_list_is_user_input(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p)\n"
+                         "if(DEFINED PROJ_ROCM_ARCH)\n"
+                         "  set(CMAKE_HIP_ARCHITECTURES ${PROJ_ROCM_ARCH})\n"
+                         "elseif(NOT CMAKE_HIP_ARCHITECTURES)\n"
+                         "  set(CMAKE_HIP_ARCHITECTURES \"gfx90a;gfx942\")\n"
+                         "endif()\n"})
+    # the project's default stays the construct
+    assert {n for n, rule in lines(r, "CMakeLists.txt").items() if rule == "RSM101"} == {5}
+
+
+def test_an_if_on_an_arch_test_macro_of_an_included_header_is_the_construct(tmp_path: Path) -> None:
+    r = found(tmp_path, {"src/arch.cuh": ARCH_TEST_MACROS,
+                         "src/m.cu": '#include "arch.cuh"\n'
+                                     "__global__ void m(float* o, const float* a) {\n"
+                                     "#if PROJ_IS_AB\n"
+                                     "  o[0] = __builtin_amdgcn_mfma_f32_32x32x8f16(a[0], a[1], o[0], 0, 0, 0);\n"
+                                     "#endif\n"
+                                     "#if PROJ_OTHER\n"
+                                     "  o[1] = 1.0f;\n"
+                                     "#endif\n"
+                                     "}\n"})
+    assert lines(r, "src/m.cu") == {3: "RSM201"}

@@ -130,8 +130,10 @@ class FileReport:
     # Sources: every macro the file #defines (in any branch), the macros it defines to a compile-time wave
     # size, and findings that hold only once every file is read: (line, column) -> (kind, names);
     # "build": the names are per-arch macros no scanned source defines (the build does, from its target
-    # list); "alias": some name is a wave-size alias another file defines.
+    # list); "alias": some name is a wave-size alias another file defines; "test": some name is a macro another
+    # file defines as an arch test (arch_tests).
     defines: set[str] = field(default_factory=set)
+    arch_tests: set[str] = field(default_factory=set)  # macros whose #define body is an arch test
     includes: tuple[str, ...] = ()  # what it #includes, kept for files that define macros or have findings
     wave_aliases: set[str] = field(default_factory=set)
     needs: dict[tuple[int, int], tuple[str, frozenset[str]]] = field(default_factory=dict)

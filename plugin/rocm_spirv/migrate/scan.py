@@ -12,8 +12,8 @@ from pathlib import Path
 from rocm_spirv.fsutil import NotRegularFile, read_regular_stat
 from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
-from rocm_spirv.migrate.findings import CondDefine, FileReport, ScanResult
-from rocm_spirv.migrate.source_checks import wave_size
+from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding, ScanResult
+from rocm_spirv.migrate.source_checks import arch_macros, wave_size
 from rocm_spirv.migrate.walk import UNREADABLE, walk
 
 MAX_BYTES = 4 << 20  # larger files are generated data, not build logic or kernels
@@ -129,6 +129,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     cond_reports: list[FileReport] = []  # sources with #defines that may turn out arch-derived
     defines: set[str] = set()  # every macro a scanned source #defines
     wave_aliases: set[str] = set()
+    arch_tests: set[str] = set()  # macros some source defines as an arch test
     need_reports: list[FileReport] = []  # sources with findings that hold only once every file is read
     graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]] = {}  # path -> arch, live, includes
     for rel, kind in walk(root, exclude):
@@ -173,6 +174,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 live_macros |= report.live_macros
                 defines |= report.defines
                 wave_aliases |= report.wave_aliases
+                arch_tests |= report.arch_tests
                 if report.needs:
                     need_reports.append(report)
                 if report.includes or report.arch_macros:
@@ -189,7 +191,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         if report.findings or report.edits or report.error or report.pending:
             result.files.append(report)
     for report in need_reports:
-        _keep_needed(report, defines, wave_aliases)
+        _keep_needed(report, defines, wave_aliases, arch_tests)
     cond_defines = [d for r in cond_reports for d in r.cond_defines]
     derived = _derive(arch_macros, live_macros, cond_defines)
     for report in cond_reports:
@@ -224,17 +226,23 @@ def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> s
         derived |= new
 
 
-def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str]) -> None:
+def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], arch_tests: set[str]) -> None:
     """Findings on build-defined macros stand while no scanned source defines every one of them (then they
-    are the project's own macros); a wave-size alias in a template default, while some file defines it so."""
-    def keep(line: int, column: int) -> bool:
-        kind, names = report.needs.get((line, column), ("", frozenset()))
+    are the project's own macros); a wave-size alias in a template default, while some file defines it so; an #if
+    on macros this file does not define, when another file defines one as an arch test."""
+    def keep(f: Finding) -> bool:
+        kind, names = report.needs.get((f.line, f.column), ("", frozenset()))
+        if kind == "test" and f.message:  # another finding at that column (the #if's own are unworded)
+            return True
         if kind == "build":
             return not names <= defines
         if kind == "alias":
             return bool(names & wave_aliases)
+        if kind == "test":
+            return bool(names & arch_tests)
         return True
-    report.findings[:] = [f for f in report.findings if keep(f.line, f.column)]
+    report.findings[:] = [f if f.message or report.needs.get((f.line, f.column), ("",))[0] != "test" else
+                          arch_macros.tested_elsewhere(f, arch_tests) for f in report.findings if keep(f)]
 
 
 def _drop_wavefront_uses(result: ScanResult) -> None:

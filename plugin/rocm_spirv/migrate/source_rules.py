@@ -156,11 +156,15 @@ class Group:
     line: int = 0  # the current branch's directive: where a finding about its condition goes
     col: int = 1  # of its `#`
     snippet: str = ""
+    # an undecided #if naming macros no file here defines: the chain's RSM201 if another file defines one as
+    # an arch test (`#if IS_CDNA` with IS_CDNA from an included header)
+    elsewhere: list[str] = field(default_factory=list)
     opened: tuple[int, int, str] = (0, 1, "")  # line, column and snippet of the #if that opens the chain
     # An #elif-started value chain's one finding: its index, where it opens and the return; later #elif lines
     # add their macros to it.
     value_chain: tuple[int, Finding, Finding] | None = None
     pending: int = -1  # index in FileReport.pending of the current branch's finding, if its defines may die
+    valued: set[str] = field(default_factory=set)  # macros an undecided branch of the chain defines
 
 
 @dataclass(slots=True)
@@ -234,6 +238,10 @@ class SourceScan:
     skip_to: int = -1  # the last continuation line of the directive read last
     inert: bool = False  # inside a static_assert(false, …) under an #if
     sure: set[str] = field(default_factory=set)  # macros #defined where no undecided condition can turn out false
+    # Macros whose #define body is itself an arch test (`#define IS_CDNA (defined(__gfx908__) || …)`, or one
+    # made of such macros), defined outside any arch #if: no #if covers them, so an #if testing one is the
+    # construct (RSM201), and what it picks is part of it.
+    tests: set[str] = field(init=False)  # report.arch_tests
     # The line being read: index, number, stripped text, raw text, compiled or not, undecided conditions.
     idx: int = 0
     no: int = 0
@@ -254,6 +262,7 @@ class SourceScan:
     def __post_init__(self) -> None:
         report, stripped = self.report, self.stripped
         self.add = report.findings.append
+        self.tests = report.arch_tests
         self.feature = self.can[FEATURE_BUILTIN] and FEATURE_BUILTIN.search(stripped) is not None
         self.derived = set(self.arch_derived)
         self.raw_lines = self.text.splitlines()
@@ -282,7 +291,7 @@ class SourceScan:
         # `#define __gfx12__` under `#if defined(__gfx1200__) || …`: a name shaped like clang's that the project
         # defines under an arch test is derived, and the defining #if covers its uses.
         names = [*(n for n in arch_names(cond) if n not in self.derived),
-                 *dict.fromkeys(n for n in IDENT.findall(cond) if self.build(n))]
+                 *dict.fromkeys(n for n in IDENT.findall(cond) if self.build(n) or n in self.tests)]
         return names if names and arch_dependent(cond, self.lookup) else []
 
     def is_arch(self, cond: str, direct: list[str]) -> bool:
@@ -407,10 +416,16 @@ class SourceScan:
         if self.live:
             if WAVE_SOURCE.search(body):
                 report.wave_aliases.add(name)
-            if ARCH_MACRO.search(body):
+            test = self.arch_test(body)
+            if test or ARCH_MACRO.search(body):
                 report.arch_macros.add(name)
                 derived.add(name)
-            elif name in derived and name not in report.live_macros and body.strip() in ("0", "(0)"):
+                if test:
+                    self.tests.add(name)
+            elif body.strip() in ("0", "(0)") and (
+                    (name in derived and name not in report.live_macros) or
+                    # `#if <test> / #define X 1 / #else / #define X 0`: X is 0, as undefined, unless the test holds
+                    any(name in g.valued for g in self.stack)):
                 pass  # `#if !defined(X) / #define X 0` for an arch-derived X: 0 under SPIR-V, as undefined
             else:
                 report.live_macros.add(name)
@@ -426,11 +441,19 @@ class SourceScan:
         for hook in DEFINED_HOOKS:
             hook(self, d)
 
+    def arch_test(self, body: str) -> bool:
+        """A #define body that is an arch test (0 under SPIR-V, its names arch macros or other such tests),
+        defined where no arch #if covers it."""
+        names = [n for n in IDENT.findall(body) if n != "defined"]
+        return bool(names) and all(ARCH_MACRO.fullmatch(n) or n in self.tests for n in names) and \
+            evaluate(body, self.lookup) == 0 and not any(g.arch for g in self.stack)
+
     def cond_define(self, name: str) -> None:
         """A live #define under a condition that may turn out false: kept, with the finding the innermost undecided
         #if gets if it does, for the scan to judge once it knows every file's arch-derived macros (promote)."""
         conds, report = self.conds, self.report
         g = next(x for x in reversed(self.stack) if x.unknown)
+        g.valued.add(name)
         if g.direct:  # the chain's own RSM201 covers it
             index = -1
         elif g.pending >= 0:

@@ -77,6 +77,19 @@ def _only_compared(file: Analyzer, var: str, cmd: Command) -> bool:
     return compared
 
 
+def _user_option(file: Analyzer, items: list[str]) -> bool:
+    """Items that are only references to variables the enclosing if() tests with DEFINED and this file never
+    sets: the user's own -DPROJ_ARCH=… list, no project default (as -DGPU_TARGETS= is user input)."""
+    names = [m.group(1) for i in items if (m := REF.fullmatch(i))]
+    ifs = [b for b in file.stack if b.kind == "if" and b.prior]
+    if not names or len(names) != len(items) or not ifs:
+        return False
+    cond = ifs[-1].prior[-1].values()
+    tested = {cond[i + 1] for i, word in enumerate(cond[:-1]) if word == "DEFINED"}
+    known = file.arch_names()
+    return all(n in tested and n not in file.variables.values and n not in known for n in names)
+
+
 def _comma_list(item: str) -> list[str]:
     """"gfx801,gfx90a,gfx942": a project's comma-separated GPU list (split by its own code) is its items."""
     parts = [p.strip() for p in item.split(",")]
@@ -126,6 +139,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             return
         if items and all(ENV_REF.fullmatch(i) for i in items):
             return  # set(GPU_TARGETS $ENV{GPU_ARCHS} CACHE …): the user's list from the environment (env.py)
+        if _user_option(file, items):
+            return  # set(CMAKE_HIP_ARCHITECTURES ${PROJ_ARCH}) under if(DEFINED PROJ_ARCH): the user's -D list
         if items and all(i.upper() in ("OFF", "FALSE", "NO", "0") for i in items):
             return  # CMAKE_HIP_ARCHITECTURES OFF: CMake passes no arch flag at all
         if not items and cache and not _read_later(file, var, cmd):

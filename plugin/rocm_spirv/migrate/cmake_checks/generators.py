@@ -19,6 +19,11 @@ GENERATOR_BUILTINS = frozenset({
     "target_sources", "add_library", "add_executable", "function", "macro",
 })
 GENERATOR_COMMANDS = frozenset({"add_custom_command", "add_custom_target", "execute_process"})
+# A project variable named like a generator's arch input, set from the target list: the generator's call
+# sits in a file the project does not always ship (rocBLAS and hipBLASLt hand Tensile_ARCHITECTURE to
+# TensileCreateLibraryFiles elsewhere), so the set() is where the list reaches it.
+GENERATOR_ARCH_INPUT = re.compile(r"(?i)(?:tensile(?:lite)?|ck|composable_kernel|kernel_?gen\w*|codegen)_"
+                                  r"(?:architectures?|archs?|targets)")
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -30,6 +35,9 @@ RSM109 = Rule("RSM109", "kernel-generator", W, "the target list is handed to a k
 
 
 def generator(file: Analyzer, cmd: Command) -> None:
+    if cmd.name == "set":
+        generator_input(file, cmd)
+        return
     if not (cmd.name in GENERATOR_COMMANDS or cmd.name not in GENERATOR_BUILTINS):
         return
     if not file.mentions_targets(cmd) or file.in_loop_over_targets():
@@ -39,6 +47,17 @@ def generator(file: Analyzer, cmd: Command) -> None:
             re.fullmatch(r"[A-Za-z_]\w*", values[0]) and values[0] not in file.arch_names():
         file.arch_lists.add(values[0])  # get_archs(OUT ${GPU_TARGETS}): branches on OUT are per-arch
     file.add(RSM109, cmd, f"{cmd.name}() receives the target list",
+             "pass amdgcnspirv only if the generator supports SPIR-V; otherwise keep its kernels native "
+             "(rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", Redirect.BUILD_FILE)
+
+
+def generator_input(file: Analyzer, cmd: Command) -> None:
+    """set(Tensile_ARCHITECTURE "${GPU_TARGETS}" … FORCE): the list handed to the generator."""
+    values = cmd.values()
+    if not values or GENERATOR_ARCH_INPUT.fullmatch(values[0]) is None or not file.mentions_targets(cmd) or \
+            file.in_loop_over_targets():
+        return
+    file.add(RSM109, cmd, f"{values[0]} (a kernel generator's arch input) is set from the target list",
              "pass amdgcnspirv only if the generator supports SPIR-V; otherwise keep its kernels native "
              "(rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", Redirect.BUILD_FILE)
 

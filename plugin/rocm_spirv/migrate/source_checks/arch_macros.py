@@ -5,12 +5,12 @@ arch macros, arch macros in code) and HELPER_CHAINS (the chain and the value it 
 from __future__ import annotations
 
 import re
-from collections.abc import Sized
+from collections.abc import Collection, Sized
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
-from rocm_spirv.migrate.pp import ARCH_MACRO
+from rocm_spirv.migrate.pp import ARCH_MACRO, lookup_device
 from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
 
 if TYPE_CHECKING:
@@ -53,14 +53,17 @@ def arch_names(cond: str) -> list[str]:
 
 
 def arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: tuple[str, ...],
-                 names: list[str] | None = None) -> Finding:
-    """An arch test; names: its arch macros, and per-arch macros the build defines (no source does)."""
+                 names: list[str] | None = None, tests: Collection[str] = ()) -> Finding:
+    """An arch test; names: its arch macros, per-arch macros the build defines (no source does) and macros
+    whose #define is an arch test (tests)."""
     names = names or arch_names(cond)
     col = full.find(names[0]) + 1
     verb = "is" if len(names) == 1 else "are"
-    own = [n for n in names if not ARCH_MACRO.fullmatch(n)]
+    own = [n for n in names if not ARCH_MACRO.fullmatch(n) and n not in tests]
     why = (f" ({'a per-arch macro' if len(own) == 1 else 'per-arch macros'} the build defines from its target "
            "list; none is defined for amdgcnspirv)") if own else ""
+    if any(n in tests for n in names):
+        why += " (defined as a test of arch macros, which are: the test is 0)"
     return finding(RSM201, path, no, col, f"{', '.join(names)} {verb} undefined under amdgcnspirv{why}", ARCH_FIX,
                    snippet, conds)
 
@@ -88,6 +91,17 @@ def helper_chain(chain: Finding, ret: Finding, macros: list[str]) -> Finding:
                            "amdgcnspirv: only the fallback is compiled")
 
 
+IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def tested_elsewhere(f: Finding, tests: Collection[str]) -> Finding:
+    """The #if on macros another file defines as arch tests, worded once the scan knows which."""
+    names = [n for n in dict.fromkeys(IDENT.findall(f.snippet)) if n in tests]
+    verb = "is" if len(names) == 1 else "are"
+    return replace(f, message=f"{', '.join(names)} {verb} undefined under amdgcnspirv (defined as a test of arch "
+                              "macros, which are: the test is 0)")
+
+
 def pending_derived(path: str, line: int, col: int, snippet: str, conds: tuple[str, ...]) -> Finding:
     """An #if whose #defines die if the macros it tests turn out arch-derived, which the scan learns only once
     every file is read; derived_message words it then."""
@@ -103,10 +117,15 @@ def derived_message(tested: list[str], defined: list[str]) -> str:
 
 def test_opened(scan: SourceScan, d: Directive) -> None:
     """An #if naming arch macros in compiled code: the chain's RSM201."""
+    g = scan.stack[-1]
+    if scan.live and not d.direct and not g.arch and g.unknown:
+        # not the implementation's names (__has_builtin, __builtin_amdgcn_…): a project's macros
+        g.elsewhere = [n for n in dict.fromkeys(IDENT.findall(d.cond)) if n != "defined" and not n.startswith("__")
+                       and n not in scan.report.defines and lookup_device(n) is None]
     if scan.live and d.direct:
         g = scan.stack[-1]
         g.finding, g.macros = len(scan.report.findings), d.direct
-        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, scan.conds, d.direct))
+        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, scan.conds, d.direct, scan.tests))
         scan.need_build(scan.report.findings[-1], d.direct)
 
 
@@ -117,13 +136,20 @@ def test_branched(scan: SourceScan, d: Directive) -> None:
         outer = tuple(x.unknown for x in scan.stack[:-1] if x.unknown)
         g.elifs.append(len(scan.report.findings))
         g.elif_macros.extend(d.direct)
-        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, outer, d.direct))
+        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, outer, d.direct, scan.tests))
         scan.need_build(scan.report.findings[-1], d.direct)
 
 
 def chain_closed(scan: SourceScan, g: Group) -> None:
     """The chain's RSM201 goes if the chain holds no code, and names the macros its dead branches define."""
     report = scan.report
+    line, col, snippet = g.opened
+    at = (line, col + max(snippet.lstrip().find(g.elsewhere[0]), 0)) if g.elsewhere else (0, 0)
+    if g.elsewhere and g.code and at not in report.needs and not any(p.line == line for p in report.pending):
+        # kept once the scan knows another file defines one of these as an arch test (scan._keep_needed)
+        report.findings.append(finding(RSM201, scan.path, line, at[1], "", ARCH_FIX, snippet,
+                                       tuple(x.unknown for x in scan.stack if x.unknown)))
+        report.needs[at] = ("test", frozenset(g.elsewhere))
     if g.finding is not None and not g.code:  # `#if defined(__gfx…) #error …`: inert under SPIR-V
         del report.findings[g.finding:]
         g.finding = None
