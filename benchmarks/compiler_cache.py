@@ -37,7 +37,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -256,6 +256,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--project", choices=sorted(PROJECTS), default="hip_library")
     ap.add_argument("--launchers", default="ccache,sccache")
+    ap.add_argument("--skip-target", action="append", default=[], metavar="NAME",
+                    help="leave this target of the project out (repeatable; say why in the results)")
     ap.add_argument("--modes", default="spirv,native,hybrid")
     ap.add_argument("--out", type=Path, help="results file stem (default: benchmarks/results/<project's>)")
     ap.add_argument("--no-add-gpu", action="store_true", help="skip the add-gpu step (saves a full rebuild per mode)")
@@ -264,6 +266,9 @@ def main() -> int:
                     help="only merge these result JSON files into --out (runs done apart)")
     args = ap.parse_args()
     project = PROJECTS[args.project]
+    if args.skip_target:
+        project = replace(project, targets=tuple(t for t in project.targets if t not in args.skip_target),
+                          sources=f"{project.sources} but {', '.join(args.skip_target)}")
     args.out = args.out or HERE / "results" / project.out
     if not project.tree.is_dir():
         raise SystemExit(f"{project.tree} does not exist: python benchmarks/compare_library_scale.py extract")
