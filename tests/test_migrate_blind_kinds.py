@@ -155,7 +155,7 @@ def test_else_of_an_arch_test_is_the_spirv_path(tmp_path: Path) -> None:
                                    "#ifdef __gfx12__\n"
                                    "  o[0] = __builtin_amdgcn_permlane16(o[0], o[1], 0, 0, false, false);\n"
                                    "#else\n"
-                                   "  o[0] = __builtin_amdgcn_mov_dpp(o[0], 0x111, 15, 15, false);\n"
+                                   "  o[0] = __builtin_amdgcn_mov_dpp(o[0], 0x142, 15, 15, false);\n"
                                    "#endif\n"
                                    "}\n")})
     assert lines(r, "k.hip") == {2: "RSM201", 5: "RSM205"}
@@ -617,3 +617,20 @@ def test_an_if_on_an_arch_test_macro_of_an_included_header_is_the_construct(tmp_
                                      "#endif\n"
                                      "}\n"})
     assert lines(r, "src/m.cu") == {3: "RSM201"}
+
+
+def test_dpp_controls_every_target_has_are_no_construct(tmp_path: Path) -> None:
+    """quad_perm, row_shr and row_mirror are on every GPU the JIT serves; row_bcast (GFX8/9 only), row_share
+    (not before gfx90a) and a control the scan cannot read are target-specific (LLVM 22: "Invalid dpp_ctrl
+    value" for gfx1100 and gfx1201, or for gfx908)."""
+    r = found(tmp_path, {"k.hip": ("template <int Ctrl> __device__ int f(int v) {\n"
+                                   "  v += __builtin_amdgcn_mov_dpp(pack<int, float>(v), 0xb1, 0xf, 0xf, false);\n"
+                                   "  v += __builtin_amdgcn_update_dpp(0, v, 0x111, 0xf, 0xf, false);\n"
+                                   "  v += __builtin_amdgcn_mov_dpp(v,\n"
+                                   "                                (0x140), // row_mirror\n"
+                                   "                                0xf, 0xf, false);\n"
+                                   "  v += __builtin_amdgcn_mov_dpp(v, 0x142, 0xf, 0xf, false);\n"
+                                   "  v += __builtin_amdgcn_update_dpp(0, v, 0x150, 0xf, 0xf, false);\n"
+                                   "  v += __builtin_amdgcn_mov_dpp(v, Ctrl, 0xf, 0xf, false);\n"
+                                   "  return v;\n}\n")})
+    assert lines(r, "k.hip") == {7: "RSM205", 8: "RSM205", 9: "RSM205"}

@@ -136,8 +136,8 @@ def test_source_findings() -> None:
 
 def test_guarded_builtin_without_braces() -> None:
     text = ("__device__ int f(int v) {\n  if (__builtin_amdgcn_processor_is(\"gfx90a\"))\n"
-            "    v = __builtin_amdgcn_mov_dpp(v, 1, 15, 15, false);\n"
-            "  return __builtin_amdgcn_mov_dpp(v, 1, 15, 15, 0);\n}\n")
+            "    v = __builtin_amdgcn_mov_dpp(v, 0x142, 15, 15, false);\n"
+            "  return __builtin_amdgcn_mov_dpp(v, 0x142, 15, 15, 0);\n}\n")
     found = source_rules.analyze("f.hip", text).findings
     assert [(f.line, f.rule.name) for f in found] == [(4, "unguarded-feature-builtin")]
 
@@ -415,7 +415,7 @@ def test_arch_derived_macro_in_another_file_is_followed(tmp_path: Path) -> None:
     (tmp_path / "gemm.hip").write_text('#include "config.h"\n#if LIB_HAS_MFMA\n__global__ void k() '
                                        '{ __builtin_amdgcn_mfma_f32_4x4x1f32(a, b, c, 0, 0, 0); }\n#endif\n'
                                        '#ifndef LIB_HAS_MFMA\n'
-                                       '__global__ void g() { __builtin_amdgcn_mov_dpp(1, 1, 1, 1, 0); }\n#endif\n')
+                                       '__global__ void g() { __builtin_amdgcn_mov_dpp(1, 0x143, 1, 1, 0); }\n#endif\n')
     found = scan(tmp_path).result.findings
     assert [(f.path, f.line, f.rule.id) for f in found] == [("config.h", 2, "RSM201"), ("gemm.hip", 6, "RSM205")]
 

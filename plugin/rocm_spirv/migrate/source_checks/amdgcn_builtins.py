@@ -15,9 +15,10 @@ if TYPE_CHECKING:
     from rocm_spirv.migrate.source_rules import Directive, SourceScan
 
 RSM205 = Rule("RSM205", "unguarded-feature-builtin", W, "feature-gated __builtin_amdgcn_* without a guard",
-              "DPP, MFMA, WMMA, dot and permlane builtins exist only on some targets; guard them at JIT time.",
+              "MFMA, WMMA, dot and permlane builtins, and DPP with controls some targets lack (row_bcast, wave shifts, "
+              "row_share), exist only on some targets; guard them at JIT time.",
               example=('k.hip', '__global__ void k(int* o) {\n'
-                                '  o[0] = __builtin_amdgcn_mov_dpp(o[0], 0x111, 15, 15, false);\n}\n'))
+                                '  o[0] = __builtin_amdgcn_mov_dpp(o[0], 0x142, 15, 15, false);\n}\n'))
 RSM206 = Rule("RSM206", "has-builtin-arch-test", E, "__has_builtin(__builtin_amdgcn_…) used as an arch test",
               "Under amdgcnspirv every AMDGCN builtin is 'present', so the test always passes.",
               example=('k.hip', '#if __has_builtin(__builtin_amdgcn_mfma_f32_32x32x8f16)\n'
@@ -37,6 +38,15 @@ FEATURE_BUILTIN = re.compile(
     r"|s_memtime|s_memrealtime|buffer_wbinvl1\w*"
     r"|s_waitcnt)\b")  # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_\w+\s*\)")
+# DPP controls that every target with DPP accepts (GFX8 on: all that ROCm and the SPIR-V JIT serve), checked
+# with LLVM 22's backend on gfx908, gfx942, gfx1100 and gfx1201: quad_perm (0x00-0xFF), row_shl, row_shr and
+# row_ror (0x101-0x12F), row_mirror and row_half_mirror (0x140, 0x141). The wave shifts and rotates
+# (0x130-0x13C) and row_bcast:15/31 (0x142, 0x143) are GFX8/9 only ("Invalid dpp_ctrl value" on GFX10+);
+# row_share/row_xmask and gfx90a's row_newbcast (0x150-0x16F) are not on gfx908 and older.
+EVERY_TARGET_DPP = (range(0x00, 0x100), range(0x101, 0x110), range(0x111, 0x120), range(0x121, 0x130),
+                    range(0x140, 0x142))
+DPP_LOOKAHEAD = 8  # lines a mov_dpp/update_dpp call may span
+
 GUARD_CALL = re.compile(r"__builtin_amdgcn_(processor_is|is_invocable)\s*\(")
 INVOCABLE_FIX = "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)"
 
@@ -72,6 +82,52 @@ def tests_in_code(scan: SourceScan) -> None:
         scan.add(has_builtin(scan.path, scan.no, m, scan.snippet, scan.conds))
 
 
+def dpp_control(lines: list[str], idx: int, start: int) -> int | None:
+    """The dpp_ctrl literal of the mov_dpp/update_dpp call whose name ends at lines[idx][start], or None when
+    it is no literal (a named constant, a macro) or the call cannot be read. dpp_ctrl is the fourth argument
+    from the end of both builtins; counting from the end keeps template commas in the value argument
+    (`pack<int, T>(v)`) out of the way."""
+    text = " ".join([lines[idx][start:], *lines[idx + 1 : idx + DPP_LOOKAHEAD]]).lstrip()
+    if not text.startswith("("):
+        return None
+    depth = 0
+    args: list[str] = []
+    cur: list[str] = []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            if depth == 1:
+                continue
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                args.append("".join(cur))
+                break
+        elif ch == "," and depth == 1:
+            args.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    else:
+        return None
+    if len(args) < 4:
+        return None
+    literal = args[-4].strip().strip("()").strip().rstrip("uUlL")
+    try:
+        return int(literal, 0)
+    except ValueError:
+        return None
+
+
+def every_target(scan: SourceScan, m: re.Match[str]) -> bool:
+    """A DPP builtin with a control every target has: no construct (`row_shr:1` is the same on gfx908 and
+    gfx1201); any other feature builtin, or a DPP control that is no literal, is target-specific."""
+    if m.group(1) not in ("mov_dpp", "update_dpp"):
+        return False
+    ctrl = dpp_control(scan.lines, scan.idx, m.end())
+    return ctrl is not None and any(ctrl in r for r in EVERY_TARGET_DPP)
+
+
 def guarded_builtins(scan: SourceScan) -> None:
     """Feature builtins on a line no guard covers: a processor_is/is_invocable test (its braces, or the next
     statement), an undecided arch branch, or an #if testing __has_builtin."""
@@ -94,7 +150,8 @@ def guarded_builtins(scan: SourceScan) -> None:
             scan.guard_until = depth if scan.guard_until is None else min(scan.guard_until, depth)
     if not guarded_line:
         for m in FEATURE_BUILTIN.finditer(line):
-            scan.add(unguarded(scan.path, scan.no, m, scan.snippet, scan.conds))
+            if not every_target(scan, m):
+                scan.add(unguarded(scan.path, scan.no, m, scan.snippet, scan.conds))
     # the guard ends with the line that closes its braces
     if scan.guard_until is not None and depth + line.count("{") - line.count("}") <= scan.guard_until:
         scan.guard_until = None

@@ -20,9 +20,9 @@ __global__ void k(float* x, int* y) {
   __shared__ float tile[warpSize];
   const char* s = "__gfx1100__ asm(\"s_nop 0\")";
   /* __GFX9__ inside a block comment */
-  int v = __builtin_amdgcn_update_dpp(0, y[0], 0x111, 0xf, 0xf, false);
+  int v = __builtin_amdgcn_update_dpp(0, y[0], 0x142, 0xf, 0xf, false);
   if (__builtin_amdgcn_is_invocable(__builtin_amdgcn_mov_dpp)) {
-    v += __builtin_amdgcn_mov_dpp(v, 0x111, 0xf, 0xf, false);
+    v += __builtin_amdgcn_mov_dpp(v, 0x142, 0xf, 0xf, false);
   }
   asm volatile("s_waitcnt vmcnt(0)" ::: "memory");
   x[0] = tile[0] + v + lanes<warpSize>() + __AMDGCN_WAVEFRONT_SIZE;
