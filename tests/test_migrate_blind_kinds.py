@@ -148,6 +148,45 @@ def test_cmake_false_positive_kinds(tmp_path: Path) -> None:
     assert not {2, 3, 4, 6, 7, 8} & top.keys()
 
 
+def test_a_list_named_like_the_environments_target_list_is_one(tmp_path: Path) -> None:
+    """PYTORCH_ROCM_ARCH filled through a macro from the environment or GPU detection: its loop's flags follow
+    the user's list, a test of each entry against gfx9 is a per-arch branch (amdgcnspirv matches neither)."""
+    r = found(tmp_path, {"cmake/Hip.cmake": ("macro(get_arch_list store_var)\n"
+                                             "  set(_TMP $ENV{PYTORCH_ROCM_ARCH})\n"
+                                             "  string(REPLACE \" \" \";\" ${store_var} \"${_TMP}\")\n"
+                                             "endmacro()\n"
+                                             "get_arch_list(PYTORCH_ROCM_ARCH)\n"
+                                             "foreach(a ${PYTORCH_ROCM_ARCH})\n"
+                                             "  if(a MATCHES \"^gfx9\")\n"
+                                             "    set(HAS_WAVE64 ON)\n"
+                                             "  endif()\n"
+                                             "endforeach()\n"
+                                             "foreach(a ${PYTORCH_ROCM_ARCH})\n"
+                                             "  list(APPEND HIP_FLAGS --offload-arch=${a})\n"
+                                             "endforeach()\n")})
+    assert lines(r, "cmake/Hip.cmake") == {2: "RSM111", 7: "RSM106"}  # RSM111: the user's list, handled
+
+
+def test_directory_flags_of_a_list_set_in_another_file_follow_that_list(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": "project(p)\nset(P_GPU_ARCHS gfx90a gfx942)\nadd_subdirectory(test)\n",
+                         "test/CMakeLists.txt": ("foreach(arch ${P_GPU_ARCHS})\n"
+                                                 "  add_compile_options(--offload-arch=${arch})\n"
+                                                 "endforeach()\n")})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM101"}
+    # the loop adds --offload-arch=amdgcnspirv once the list is retargeted: counted as handled, not listed
+    assert lines(r, "test/CMakeLists.txt") == {1: "RSM103"}
+    remaining = {(f.path, f.line) for f in scan(tmp_path).result.remaining}
+    assert ("test/CMakeLists.txt", 1) not in remaining and ("CMakeLists.txt", 2) in remaining
+
+
+def test_a_printing_command_shows_the_list_and_builds_nothing(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": ("project(p)\n"
+                                            "BLOCK_PRINT(\"Build Settings\" \"AMDGPU_TARGETS : ${AMDGPU_TARGETS}\")\n"
+                                            "make_kernels(ARCHS ${AMDGPU_TARGETS})\n"
+                                            "print_kernels(${AMDGPU_TARGETS})\n")})
+    assert lines(r, "CMakeLists.txt") == {3: "RSM109", 4: "RSM109"}
+
+
 # --- sources ------------------------------------------------------------------------------------------------
 
 def test_else_of_an_arch_test_is_the_spirv_path(tmp_path: Path) -> None:

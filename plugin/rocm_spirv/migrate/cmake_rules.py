@@ -12,7 +12,17 @@ from rocm_spirv.migrate.cmake_checks.fixes import notes
 from rocm_spirv.migrate.cmake_conditions import toolchain_value
 from rocm_spirv.migrate.cmake_lexer import CMakeSyntaxError, Command, parse, refs
 from rocm_spirv.migrate.cmake_targets import Variables
-from rocm_spirv.migrate.cmake_words import GFX, GUARD_VAR, TARGET_VARS, arg_names, line_begin, line_end, snippet
+from rocm_spirv.migrate.cmake_words import (
+    ENV_VARS,
+    FINDHIP_LIST,
+    GFX,
+    GUARD_VAR,
+    TARGET_VARS,
+    arg_names,
+    line_begin,
+    line_end,
+    snippet,
+)
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule
 
 COMPARISONS = frozenset({"MATCHES", "STREQUAL", "IN_LIST", "STRLESS", "STRGREATER", "VERSION_GREATER",
@@ -164,8 +174,11 @@ class Analyzer:
 
     def arch_names(self) -> set[str]:
         """Variables that hold GPU arch names here: the target lists, lists set to gfx names in this file
-        and loop variables over either. A foreach variable over anything else shadows the name."""
-        names = (set(TARGET_VARS) | self.arch_lists)
+        and loop variables over either. A foreach variable over anything else shadows the name. A variable named
+        like an environment target list (PYTORCH_ROCM_ARCH) holds that list: projects copy it in, often through
+        a macro (`torch_hip_get_arch_list(PYTORCH_ROCM_ARCH)`) the walk cannot follow. FindHIP's own list is
+        not walked so: the module's per-arch hipcc command is RSM110's and its flags stay where they are."""
+        names = (set(TARGET_VARS) | (ENV_VARS - {FINDHIP_LIST}) | self.arch_lists)
         for b in self.stack:
             if b.kind == "foreach":
                 (names.add if b.over_targets else names.discard)(b.loop_var)

@@ -14,6 +14,7 @@ TARGET_VARS = frozenset({
     "GPU_ARCHS", "GPU_ARCHITECTURES", "HIP_OFFLOAD_ARCHS", "ROCM_ARCHS",
 })
 ENV_VARS = frozenset({"PYTORCH_ROCM_ARCH", "HCC_AMDGPU_TARGET", "GPU_TARGETS", "AMDGPU_TARGETS", "HIP_ARCHITECTURES"})
+FINDHIP_LIST = "HCC_AMDGPU_TARGET"  # FindHIP's own list: its module and hip_add_* are RSM110's (findhip.py)
 # A target id (offload.TARGET_ID: gfx942, gfx90a:xnack+, gfx9-4-generic) standing alone in a word.
 GFX = re.compile(f"(?<![A-Za-z0-9_]){TARGET_ID.pattern}(?![A-Za-z0-9_])", re.IGNORECASE)
 ARCH_ITEM = re.compile(f"^(?:{TARGET_ID.pattern}|all|native|{SPIRV_TARGET})$", re.IGNORECASE)

@@ -13,7 +13,7 @@ from rocm_spirv.migrate.cmake_checks.fixes import GUARD_OPEN, wrap
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
-from rocm_spirv.migrate.cmake_words import ALLOW_NAME, ARCH_ITEM, ENV_VARS, GFX, TARGET_VARS
+from rocm_spirv.migrate.cmake_words import ALLOW_NAME, ARCH_ITEM, ENV_VARS, FINDHIP_LIST, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 from rocm_spirv.offload import SPIRV_TARGET
 
@@ -123,7 +123,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     if gfx_items and var not in TARGET_VARS:
         file.arch_lists.add(var)
     spirv = f"set({var} amdgcnspirv{' PARENT_SCOPE' if 'PARENT_SCOPE' in values else ''})"
-    if var == "HCC_AMDGPU_TARGET":
+    if var == FINDHIP_LIST:
         if items and all(i.lower() == SPIRV_TARGET for i in items):
             return
         redirect, why = redirect_for_set(file, var, cache, force)

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.topic import Topic
-from rocm_spirv.migrate.cmake_lexer import Command
+from rocm_spirv.migrate.cmake_lexer import Command, refs
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 GENERATOR_BUILTINS = frozenset({
@@ -28,6 +28,9 @@ GENERATOR_ARCH_INPUT = re.compile(r"(?i)(?:tensile(?:lite)?|ck|composable_kernel
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
 
+# A project command that prints (block_print, print_status, log_summary): what it gets is shown, not generated.
+PRINTER = re.compile(r"(?i)print|message|log|status|summary|banner|echo|display")
+
 RSM109 = Rule("RSM109", "kernel-generator", W, "the target list is handed to a kernel generator",
               "Generators invoked per arch (Tensile, CK, custom scripts) emit native objects, not SPIR-V.",
               example=('CMakeLists.txt', 'project(p)\ntensile_create_library(ARCHITECTURE "${GPU_TARGETS}")\n'),
@@ -40,7 +43,7 @@ def generator(file: Analyzer, cmd: Command) -> None:
         return
     if not (cmd.name in GENERATOR_COMMANDS or cmd.name not in GENERATOR_BUILTINS):
         return
-    if not file.mentions_targets(cmd) or file.in_loop_over_targets():
+    if not file.mentions_targets(cmd) or file.in_loop_over_targets() or _printed(file, cmd):
         return
     values = cmd.values()
     if cmd.name not in GENERATOR_COMMANDS and cmd.args and cmd.args[0].kind == "unquoted" and \
@@ -49,6 +52,15 @@ def generator(file: Analyzer, cmd: Command) -> None:
     file.add(RSM109, cmd, f"{cmd.name}() receives the target list",
              "pass amdgcnspirv only if the generator supports SPIR-V; otherwise keep its kernels native "
              "(rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", Redirect.BUILD_FILE)
+
+
+def _printed(file: Analyzer, cmd: Command) -> bool:
+    """`block_print("AMDGPU_TARGETS : ${AMDGPU_TARGETS}")`: a project's printing command shows the list inside
+    quoted text; nothing builds from it."""
+    arch = file.arch_names()
+    mentions = [a for a in cmd.args if {r.name for r in refs(a.value) if r.kind in ("var", "cache")} & arch]
+    return cmd.name not in GENERATOR_COMMANDS and PRINTER.search(cmd.name) is not None and all(
+        a.kind == "quoted" for a in mentions)
 
 
 def generator_input(file: Analyzer, cmd: Command) -> None:

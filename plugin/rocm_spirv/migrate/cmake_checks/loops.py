@@ -31,9 +31,10 @@ RSM107 = Rule("RSM107", "per-arch-loop", W, "a loop over targets adds per-arch s
 
 FLAG_BUILDERS = frozenset({"list", "set", "string"})
 READS = frozenset({"foreach", "if", "elseif", "while", "message"})  # name a variable without assigning it
-# Commands that put flags on a target, where a flag of the entry follows the list; a probe
+# Commands that put flags on a target (or a directory's targets), where a flag of the entry follows the list; a probe
 # (check_cxx_compiler_flag("--offload-arch=${t}")) or a custom command is its own construct.
-TARGET_OPTIONS = frozenset({"target_compile_options", "target_link_options", "target_link_libraries"})
+TARGET_OPTIONS = frozenset({"target_compile_options", "target_link_options", "target_link_libraries",
+                            "add_compile_options", "add_link_options"})
 
 
 def _written_here(file: Analyzer, var: str) -> bool:
