@@ -29,6 +29,14 @@ def test_makefile_include_files_are_scanned(tmp_path: Path) -> None:
     assert lines(r, "rules/gpu.mk") == {1: "RSM302"}
 
 
+def test_a_make_variable_of_semicolon_or_comma_separated_gfx_names_is_a_list(tmp_path: Path) -> None:
+    r = found(tmp_path, {".ci/Makefile": ("ASAN_ARCH ?= gfx942;gfx950\n"
+                                          "GPUS := gfx90a,gfx942\n"
+                                          "NAMES := MI200,MI300\n"
+                                          "smoke:\n\t./check --arch gfx942\n")})
+    assert lines(r, ".ci/Makefile") == {1: "RSM301", 2: "RSM301"}
+
+
 def test_list_append_of_gfx_names_is_an_arch_list(tmp_path: Path) -> None:
     r = found(tmp_path, {"CMakeLists.txt": "project(p)\n"
                          "list(APPEND PROJ_AMD_FLAGS gfx90a gfx942)\n"

@@ -68,7 +68,8 @@ def analyze(path: str, text: str) -> FileReport:
         m = None if line.recipe else ASSIGN.match(line.text.strip())
         if m is not None:
             var, op, value = m.group("var"), m.group("op"), m.group("value")
-            items = value.split()
+            # `ASAN_ARCH ?= gfx942;gfx950` and `GPUS := gfx90a,gfx942` are lists too (handed to CMake or a script)
+            items = [i for i in re.split(r"[\s;,]+", value) if i]
             gfx = [i for i in items if GFX.search(i)]
             names_only = all(ARCH_ITEM.match(i) for i in items)
             if gfx and (names_only or (var in MAKE_LIST_VARS and not ARCH_FLAG.search(value))):
