@@ -681,3 +681,66 @@ def test_dpp_controls_every_target_has_are_no_construct(tmp_path: Path) -> None:
                                    "  v += __builtin_amdgcn_mov_dpp(v, Ctrl, 0xf, 0xf, false);\n"
                                    "  return v;\n}\n")})
     assert lines(r, "k.hip") == {7: "RSM205", 8: "RSM205", 9: "RSM205"}
+
+
+def test_has_builtin_of_a_builtin_every_gpu_has_is_a_compiler_check(tmp_path: Path) -> None:
+    """clr's unsafe atomics test `__has_builtin(__builtin_amdgcn_is_private)`: clang 22 declares it for every
+    ROCm GPU and for SPIR-V, so the answer is the compiler's, not the GPU's. A builtin only some GPUs have
+    stays an arch test, and a feature builtin under a compiler check is still unguarded."""
+    r = found(tmp_path, {"k.hip": ("__device__ double f(double* p, double v) {\n"
+                                   "#if __has_builtin(__builtin_amdgcn_is_private)\n"
+                                   "  if (__builtin_amdgcn_is_private((const void*)p)) return *p;\n"
+                                   "  return __builtin_amdgcn_mfma_f32_4x4x1f32(1.0f, 1.0f, v, 0, 0, 0)[0];\n"
+                                   "#endif\n"
+                                   "#if __has_builtin(__builtin_amdgcn_mfma_f32_32x32x8f16)\n"
+                                   "  return 2.0;\n"
+                                   "#endif\n"
+                                   "  return v;\n}\n")})
+    assert lines(r, "k.hip") == {4: "RSM205", 6: "RSM206"}
+
+
+def test_an_empty_asm_without_outputs_holds_no_instruction(tmp_path: Path) -> None:
+    """LLVM 22's SPIR-V backend turns `asm volatile("" ::: "memory")` and an input-only empty asm into a valid
+    OpAsmINTEL; one with an output operand (`"+s"(x)`, a register-class pin) stops it ("unable to translate
+    instruction: call"), so that one is reported."""
+    r = found(tmp_path, {"k.hip": ("__global__ void k(int* o) {\n"
+                                   "  int x = o[0];\n"
+                                   '  asm volatile("" ::: "memory");\n'
+                                   '  asm volatile("" : : "v"(x));\n'
+                                   '  __asm__ __volatile__("");\n'
+                                   '  asm volatile("" : "+s"(x));\n'
+                                   "  o[1] = x;\n}\n")})
+    assert lines(r, "k.hip") == {6: "RSM204"}
+
+
+def test_an_entry_of_the_list_is_a_finding_only_where_it_names_something(tmp_path: Path) -> None:
+    """mori: list(GET GPU_TARGETS 0 GPU_ARCH) read only by a MATCHES chain (that chain is the construct, once
+    for its if() and elseif()), or copied to the caller; rocFFT-style `lib/${first}` names a directory.
+    A name built around the whole list (`${GPU_TARGETS}_${NIC}`) is the same construct."""
+    r = found(tmp_path, {"CMakeLists.txt": (
+        "project(p LANGUAGES HIP)\n"
+        "list(GET GPU_TARGETS 0 GPU_ARCH)\n"
+        'message(STATUS "first: ${GPU_ARCH}")\n'
+        'if(GPU_ARCH MATCHES "^gfx8")\n'
+        "  add_definitions(-D__GFX8__=1)\n"
+        'elseif(GPU_ARCH MATCHES "^gfx9")\n'
+        "  add_definitions(-D__GFX9__=1)\n"
+        "endif()\n"
+        "function(detect out)\n"
+        "  list(GET GPU_TARGETS 0 _arch)\n"
+        '  set(${out} "${_arch}" PARENT_SCOPE)\n'
+        "endfunction()\n"
+        "list(GET AMDGPU_TARGETS 0 first)\n"
+        "install(FILES k.hsaco DESTINATION lib/${first})\n"
+        'set(_arch_nic "${GPU_TARGETS}_${NIC}")\n'
+        'set(_shown "targets: ${GPU_TARGETS}")\n')})
+    assert lines(r, "CMakeLists.txt") == {4: "RSM106", 13: "RSM114", 15: "RSM114"}
+
+
+def test_a_generator_given_the_list_only_as_an_arch_flag_is_one_finding(tmp_path: Path) -> None:
+    r = found(tmp_path, {"CMakeLists.txt": (
+        "project(p LANGUAGES HIP)\n"
+        "add_custom_command(OUTPUT k.hsaco COMMAND hipcc --genco \"--offload-arch=${GPU_TARGETS}\" k.hip\n"
+        "                   -o k.hsaco)\n"
+        "add_custom_command(OUTPUT t.dat COMMAND gen.py --archs ${GPU_TARGETS})\n")})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM103", 4: "RSM109"}

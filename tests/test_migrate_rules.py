@@ -240,7 +240,8 @@ def test_arch_flag_in_cmake_cxx_flags_is_guarded_only_when_alone() -> None:
 
 
 def test_list_get_of_the_target_list() -> None:
-    found, _ = run("project(p)\nlist(GET GPU_TARGETS 0 _first_target)\nlist(LENGTH GPU_TARGETS n)\n")
+    found, _ = run("project(p)\nlist(GET GPU_TARGETS 0 _first_target)\nlist(LENGTH GPU_TARGETS n)\n"
+                   "configure_file(k.in ${_first_target}/k.h)\n")
     (f,) = found
     assert f.rule.id == "RSM114" and f.redirect is Redirect.BUILD_FILE and "_first_target" in f.message
 
@@ -369,8 +370,10 @@ def test_asm_only_in_files_a_hip_compile_sees() -> None:
              '    asm volatile("s_waitcnt " wait "(%0)" : : "I"(0)); return r; }\n')
     found = source_rules.analyze("load.hpp", macro).findings  # one finding per macro, at its GCN asm line
     assert [(f.line, f.rule.id) for f in found] == [(4, "RSM204")] and "macro LOAD" in found[0].message
-    any_asm = '__global__ void k() { asm volatile("" ::: "memory"); }\n'
+    any_asm = '__global__ void k(int x) { asm volatile("" : "+v"(x)); }\n'  # an output: the backend stops
     assert [f.rule.id for f in source_rules.analyze("k.hip", any_asm).findings] == ["RSM204"]
+    barrier = '__global__ void k() { asm volatile("" ::: "memory"); }\n'  # no instruction, valid SPIR-V
+    assert source_rules.analyze("k.hip", barrier).findings == []
     power = "#if defined(__POWER9_VECTOR__) && defined(__powerpc64__)\n__device__ int f() { asm(\"nop\"); }\n#endif\n"
     assert source_rules.analyze("p.hip", power).findings == []
 

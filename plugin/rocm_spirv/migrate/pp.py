@@ -49,10 +49,12 @@ BUILD_WAVE_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_WAVE(?:FRONT)?_?
 # One target per family ROCm supports (GFX9 to GFX12), with the macros clang defines for it: an arch test
 # with the same answer on each and under SPIR-V (`!defined(__GFX6__) && !defined(__GFX7__)`) is no per-arch
 # construct.
+# The same targets decide which AMDGCN builtins every GPU has (source_checks/builtin_table.py).
+ROCM_TARGET_FAMILIES: tuple[tuple[str, int], ...] = (
+    ("gfx900", 9), ("gfx906", 9), ("gfx908", 9), ("gfx90a", 9), ("gfx942", 9), ("gfx950", 9),
+    ("gfx1030", 10), ("gfx1100", 11), ("gfx1101", 11), ("gfx1151", 11), ("gfx1200", 12), ("gfx1201", 12))
 ROCM_TARGETS: tuple[frozenset[str], ...] = tuple(
-    frozenset({f"__{t}__", f"__GFX{family}__"}) for t, family in (
-        ("gfx900", 9), ("gfx906", 9), ("gfx908", 9), ("gfx90a", 9), ("gfx942", 9), ("gfx950", 9),
-        ("gfx1030", 10), ("gfx1100", 11), ("gfx1101", 11), ("gfx1151", 11), ("gfx1200", 12), ("gfx1201", 12)))
+    frozenset({f"__{t}__", f"__GFX{family}__"}) for t, family in ROCM_TARGET_FAMILIES)
 
 _TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)"
                     r"|(?P<op>&&|\|\||==|!=|<=|>=|<<|>>|[!()<>+\-*/%?:~&|^,]))")

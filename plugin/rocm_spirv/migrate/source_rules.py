@@ -39,7 +39,7 @@ from rocm_spirv.migrate.source_checks import (
     asm,
     wave_size,
 )
-from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HAS_BUILTIN
+from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HAS_BUILTIN, gated_tests
 from rocm_spirv.migrate.source_checks.arch_macros import arch_names
 from rocm_spirv.migrate.source_checks.asm import INLINE_ASM
 from rocm_spirv.migrate.source_checks.topic import LineHook
@@ -368,7 +368,7 @@ class SourceScan:
                   line=no, col=_indent(snippet), snippet=snippet, opened=(no, _indent(snippet), snippet))
         v = evaluate(d.cond, self.lookup)
         g.live, g.taken, g.unknown = self.live and v != 0, v, d.cond if v is None else ""
-        g.builtin_test = HAS_BUILTIN.search(d.cond) is not None
+        g.builtin_test = bool(gated_tests(d.cond))
         g.prior.append(d.cond)
         stack.append(g)
         for hook in OPENED_HOOKS:
@@ -386,7 +386,7 @@ class SourceScan:
         g.unknown = _effective(cond, g.prior) if (v is None or g.taken is None) and g.live else ""
         g.taken = 1 if g.taken == 1 or v == 1 else None if g.taken is None or v is None else 0
         g.line, g.col, g.snippet, g.pending = self.no, _indent(self.snippet), self.snippet, -1
-        g.builtin_test = HAS_BUILTIN.search(cond) is not None
+        g.builtin_test = bool(gated_tests(cond))
         g.prior.append(cond)
         for hook in BRANCHED_HOOKS:
             hook(self, d)

@@ -24,10 +24,11 @@ RSM101 = Rule("RSM101", "arch-list", W, "a per-arch target list is set or defaul
               "GPU_TARGETS, AMDGPU_TARGETS, CMAKE_HIP_ARCHITECTURES and friends decide which code objects are built; "
               "under SPIR-V the list is `amdgcnspirv`.",
               example=('CMakeLists.txt', 'project(p LANGUAGES HIP)\nset(GPU_TARGETS gfx90a gfx942)\n'))
-RSM114 = Rule("RSM114", "arch-list-entry", W, "one entry of the target list is taken by index",
-              "list(GET GPU_TARGETS 0 …) names a file or setting after a gfx target; under SPIR-V the entry is "
-              "`amdgcnspirv`.",
-              example=('CMakeLists.txt', 'project(p)\nlist(GET GPU_TARGETS 0 first)\n'),
+RSM114 = Rule("RSM114", "arch-list-entry", W, "a file or setting is named after the target list",
+              "list(GET GPU_TARGETS 0 …) or \"lib/${GPU_TARGETS}\" names a file or setting after a gfx target; "
+              "under SPIR-V the entry is `amdgcnspirv`.",
+              example=('CMakeLists.txt', 'project(p)\nlist(GET GPU_TARGETS 0 first)\n'
+                       'install(FILES k.hsaco DESTINATION lib/${first})\n'),
               unreachable=True)
 
 
@@ -75,6 +76,62 @@ def _only_compared(file: Analyzer, var: str, cmd: Command) -> bool:
                     return False  # set()/list()/foreach(… LISTS var) or a test of the list itself
                 compared = True
     return compared
+
+
+# Uses of a gfx name that name nothing: conditions (reported as RSM106), messages, loops.
+_READS = frozenset({"if", "elseif", "while", "message", "foreach"})
+_ARCH_PROPERTY = frozenset({"HIP_ARCHITECTURES", "CUDA_ARCHITECTURES", "AMDGPU_TARGETS", "GPU_TARGETS"})
+_ARCH_WORD = re.compile(r"^(?:--offload-arch=|--cuda-gpu-arch=|-mcpu=|--amdgpu-target=)?\$\{(\w+)\}$")
+
+
+def _names_after(file: Analyzer, var: str, cmd: Command) -> bool:
+    """Whether a command after cmd (until var is set again or the function ends) names a file, a directory,
+    a define or a setting after ${var}: `lib/${arch}`, `-DARCH_${arch}`. Tests of var are RSM106 where they
+    are, a copy (`set(OUT "${var}" PARENT_SCOPE)`) or an arch use (HIP_ARCHITECTURES, --offload-arch=${var})
+    is judged where its value is used; none of them names anything after the entry."""
+    depth = 0
+    for other in file.commands:
+        if other.start <= cmd.start:
+            continue
+        if other.name in ("function", "macro"):
+            depth += 1
+        elif other.name in ("endfunction", "endmacro"):
+            if depth == 0:
+                return False
+            depth -= 1
+        values = other.values()
+        if other.name in _READS:
+            if other.name == "foreach" and values[:1] == [var]:
+                return False  # a loop variable of the same name: another value from here on
+            continue
+        for i, a in enumerate(other.args):
+            if not any(r.name == var for r in refs(a.value) if r.kind == "var"):
+                continue
+            m = _ARCH_WORD.match(a.value.strip())
+            if m and m.group(1) == var and (
+                    other.name == "set" or (i > 0 and other.args[i - 1].value in _ARCH_PROPERTY) or m.group(0) !=
+                    f"${{{var}}}"):
+                continue  # a copy, an arch property or an arch flag
+            return True
+        if (values[:1] == [var] and other.name in ("set", "unset")) or (
+                other.name == "list" and values[-1:] == [var] and values[:1] == ["GET"]):
+            return False
+    return False
+
+
+# `${GPU_TARGETS}_${NIC}`, `lib/${GPU_TARGETS}`: one word (no space, no flag) with the list in a name
+_NAME_PART = re.compile(r"^[^\s\-][^\s]*$")
+
+
+def _named_after_list(values: list[str]) -> tuple[str, str]:
+    """The value of set(<var> …) when it is a name or path built around a whole target list, and that list."""
+    for v in values:
+        if not _NAME_PART.match(v) or REF.fullmatch(v):
+            continue
+        lists = sorted({r.name for r in refs(v) if r.kind == "var"} & TARGET_VARS)
+        if lists:
+            return v, lists[0]
+    return "", ""
 
 
 def _user_option(file: Analyzer, items: list[str]) -> bool:
@@ -154,6 +211,12 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         if gfx_items and not file.guarded():
             wrap(file, cmd, spirv)
         return
+    named, target_list = _named_after_list(rest)
+    if named:
+        file.add(RSM114, cmd, f"{var} is named after the target list ({named}); under SPIR-V it holds "
+                 f"{SPIRV_TARGET}, not a gfx name", f"do not name files or settings after {target_list} "
+                 "under SPIR-V (branch on ROCM_SPIRV_OFFLOAD)", Redirect.BUILD_FILE)
+        return
     # set(DEFAULT gfx900 gfx906:xnack- ${OPTIONAL_TARGETS}): arch names with lists spliced in is an arch list too
     if gfx_items and items and all(ARCH_ITEM.match(i) or REF.fullmatch(i) for i in items):
         if _only_compared(file, var, cmd):
@@ -187,6 +250,8 @@ def list_command(file: Analyzer, cmd: Command) -> None:
                  Redirect.BUILD_FILE)
     elif op == "GET" and var in TARGET_VARS:
         out = values[-1] if len(values) > 3 else ""
+        if out and not _names_after(file, out, cmd):
+            return  # tested (RSM106 there), printed, copied or passed as an arch: those uses are the findings
         file.add(RSM114, cmd, f"list(GET {var} {' '.join(values[2:-1])} {out}) takes one entry of the target "
                  "list; under SPIR-V it is amdgcnspirv, not a gfx name", "do not name files or settings after "
                  f"{out or 'the entry'} under SPIR-V (branch on ROCM_SPIRV_OFFLOAD)", Redirect.BUILD_FILE)

@@ -26,6 +26,16 @@ RSM106 = Rule("RSM106", "arch-branch", W, "the build branches on the target list
 ARCH_OPTION = re.compile(r"(?:^|_)(?:AMD|AMDGPU|GPU|HIP)_?ARCH(?:S|ITECTURES?)?$")
 
 
+def _chain_reported(file: Analyzer, what: str) -> bool:
+    """Whether an earlier branch of the enclosing if() chain was reported as branching on the same lists."""
+    top = file.stack[-1] if file.stack and file.stack[-1].kind == "if" else None
+    if top is None:
+        return False
+    lines = {c.line for c in top.prior}
+    return any(f.rule is RSM106 and f.line in lines and f.message.startswith(f"branches on {what};")
+               for f in file.report.findings)
+
+
 def condition(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
     names = {n for a in cmd.args for n in arg_names(a)}
@@ -44,6 +54,8 @@ def condition(file: Analyzer, cmd: Command) -> None:
     compared = any(GFX_LOOSE.search(v) for v in values) or ("IN_LIST" in upper and bool(names & file.arch_lists))
     if targets and compared:
         what = ", ".join(sorted(targets))
+        if cmd.name == "elseif" and _chain_reported(file, what):
+            return  # one chain picking one setting from the list is one construct, reported where it opens
         file.add(RSM106, cmd, f"branches on {what}; under amdgcnspirv the per-arch branch is not taken",
                  "decide at JIT time with __builtin_amdgcn_processor_is in device code, or branch on "
                  "ROCM_SPIRV_OFFLOAD", Redirect.BUILD_FILE)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, refs
+from rocm_spirv.migrate.cmake_words import ARCH_FLAG
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 GENERATOR_BUILTINS = frozenset({
@@ -43,7 +44,8 @@ def generator(file: Analyzer, cmd: Command) -> None:
         return
     if not (cmd.name in GENERATOR_COMMANDS or cmd.name not in GENERATOR_BUILTINS):
         return
-    if not file.mentions_targets(cmd) or file.in_loop_over_targets() or _printed(file, cmd):
+    if not file.mentions_targets(cmd) or file.in_loop_over_targets() or _printed(file, cmd) or \
+            _as_arch_flag(file, cmd):
         return
     values = cmd.values()
     if cmd.name not in GENERATOR_COMMANDS and cmd.args and cmd.args[0].kind == "unquoted" and \
@@ -52,6 +54,14 @@ def generator(file: Analyzer, cmd: Command) -> None:
     file.add(RSM109, cmd, f"{cmd.name}() receives the target list",
              "pass amdgcnspirv only if the generator supports SPIR-V; otherwise keep its kernels native "
              "(rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", Redirect.BUILD_FILE)
+
+
+def _as_arch_flag(file: Analyzer, cmd: Command) -> bool:
+    """`hipcc --genco "--offload-arch=${GPU_TARGETS}"`: the list reaches the command only as arch flags, which
+    RSM103 reports on the same line; one construct, one finding."""
+    arch = file.arch_names()
+    mentions = [a.value for a in cmd.args if {r.name for r in refs(a.value) if r.kind in ("var", "cache")} & arch]
+    return bool(mentions) and all(ARCH_FLAG.match(m) for m in mentions)
 
 
 def _printed(file: Analyzer, cmd: Command) -> bool:

@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule, W
+from rocm_spirv.migrate.source_checks.builtin_table import EVERY_TARGET
 from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ FEATURE_BUILTIN = re.compile(
     # GFX6-GFX10.3 only (no s_memtime/s_memrealtime on GFX11+), GFX6-GFX9 only (buffer_wbinvl1)
     r"|s_memtime|s_memrealtime|buffer_wbinvl1\w*"
     r"|s_waitcnt)\b")  # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12
-HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_\w+\s*\)")
+HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_(\w+)\s*\)")
 # DPP controls that every target with DPP accepts (GFX8 on: all that ROCm and the SPIR-V JIT serve), checked
 # with LLVM 22's backend on gfx908, gfx942, gfx1100 and gfx1201: quad_perm (0x00-0xFF), row_shl, row_shr and
 # row_ror (0x101-0x12F), row_mirror and row_half_mirror (0x140, 0x141). The wave shifts and rotates
@@ -49,6 +50,12 @@ DPP_LOOKAHEAD = 8  # lines a mov_dpp/update_dpp call may span
 
 GUARD_CALL = re.compile(r"__builtin_amdgcn_(processor_is|is_invocable)\s*\(")
 INVOCABLE_FIX = "test with __builtin_amdgcn_is_invocable(<builtin>) in an if (LLVM >= 23)"
+
+
+def gated_tests(text: str) -> list[re.Match[str]]:
+    """The __has_builtin tests in text that ask about a builtin some GPU lacks: a test of one every GPU has
+    (`__builtin_amdgcn_is_private`, `__builtin_amdgcn_fence`) is a compiler-version check (builtin_table)."""
+    return [m for m in HAS_BUILTIN.finditer(text) if m.group(1) not in EVERY_TARGET]
 
 
 def has_builtin_tests(path: str, no: int, tests: list[re.Match[str]], snippet: str,
@@ -72,13 +79,13 @@ def unguarded(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[s
 
 def tests_in_directive(scan: SourceScan, d: Directive) -> None:
     """The __has_builtin tests of a compiled directive, but an arch test's: its RSM201 names the rest."""
-    tests = [m for m in HAS_BUILTIN.finditer(d.full)] if scan.live and scan.can[HAS_BUILTIN] and not d.direct else []
+    tests = gated_tests(d.full) if scan.live and scan.can[HAS_BUILTIN] and not d.direct else []
     if tests:
         scan.add(has_builtin_tests(scan.path, scan.no, tests, scan.snippet, scan.conds))
 
 
 def tests_in_code(scan: SourceScan) -> None:
-    for m in HAS_BUILTIN.finditer(scan.line):
+    for m in gated_tests(scan.line):
         scan.add(has_builtin(scan.path, scan.no, m, scan.snippet, scan.conds))
 
 

@@ -33,6 +33,12 @@ FOREIGN_ASM = re.compile(_INSN + r"[a-z][a-z0-9_]*\.[a-z0-9]"
                          r"|isync|lwsync|hwsync|dmb|dsb|isb|yield)\b|\bnop\b")
 
 
+# An empty template (`asm volatile("" ::: "memory")`, `asm volatile("" : : "v"(x))`) holds no instruction:
+# LLVM 22's SPIR-V backend turns it into a valid OpAsmINTEL with nothing in it. With an output operand
+# (`asm volatile("" : "+v"(x))`, a register-class pin) the backend stops: "unable to translate
+# instruction: call", so that one is reported like any assembly.
+EMPTY_ASM = re.compile(r'\(\s*""\s*(?:\)|:\s*(?:\)|:))')
+
 MACRO_HEAD = re.compile(r"^\s*#\s*define\s+\w+\([^()]*\)\s*$")
 
 
@@ -53,6 +59,8 @@ def gpu_asm(text: str, visible: bool) -> bool:
     """AMD GPU assembly: GCN/RDNA mnemonics anywhere, or any asm but clearly foreign asm in a device file."""
     if GCN_ASM.search(text):
         return True
+    if EMPTY_ASM.search(text):
+        return False
     return visible and not FOREIGN_ASM.search(text)
 
 

@@ -1,0 +1,31 @@
+"""The every-GPU builtin table (migrate/source_checks/builtin_table.py) against clang 22 itself: each name in
+it is declared for every target of pp.ROCM_TARGET_FAMILIES, and the feature builtins the scan reports are
+not in it."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from rocm_spirv.migrate.source_checks.builtin_table import EVERY_TARGET, declared, on_every_target
+
+CLANG = shutil.which("clang-22")
+needs_clang = pytest.mark.skipif(CLANG is None, reason="clang-22 (Debian clang-22) is not on PATH")
+
+# Gated on some GPUs: MFMA (gfx908+ GFX9), WMMA (GFX11+), s_memtime (not GFX11+), permlane16 (GFX10+).
+GATED = ("mfma_f32_32x32x8f16", "wmma_f32_16x16x16_f16_w32", "s_memtime", "permlane16", "global_load_lds")
+
+
+@needs_clang
+def test_every_name_in_the_table_is_declared_for_every_rocm_gpu() -> None:
+    assert CLANG is not None
+    assert on_every_target(CLANG, EVERY_TARGET) == EVERY_TARGET
+    assert len(EVERY_TARGET) > 150  # the table was cut from clang 22's 788 names, 184 on every target
+
+
+@needs_clang
+def test_builtins_some_gpus_lack_are_left_out() -> None:
+    assert CLANG is not None
+    assert not on_every_target(CLANG, GATED)
+    assert not set(GATED) & EVERY_TARGET
+    assert set(GATED) & declared(CLANG, GATED, "gfx942")  # known names: the probe answers, it is not empty
