@@ -744,3 +744,62 @@ def test_a_generator_given_the_list_only_as_an_arch_flag_is_one_finding(tmp_path
         "                   -o k.hsaco)\n"
         "add_custom_command(OUTPUT t.dat COMMAND gen.py --archs ${GPU_TARGETS})\n")})
     assert lines(r, "CMakeLists.txt") == {2: "RSM103", 4: "RSM109"}
+
+
+# --- kinds blind batch 12 (amrex, hipCUB, composable_kernel) showed; that batch is no longer held out ------
+
+def test_a_list_derived_in_the_parent_directory_is_an_arch_list_below_it(tmp_path: Path) -> None:
+    """composable_kernel: the top-level file filters the target list (rocm_check_target_ids(SUPPORTED_…)),
+    example/ copies it in a function and drops sources with if(NOT <copy> MATCHES "gfx9" AND …)."""
+    r = found(tmp_path, {
+        "CMakeLists.txt": ("project(p LANGUAGES HIP)\n"
+                           "rocm_check_target_ids(SUPPORTED_GPU_TARGETS TARGETS \"${GPU_TARGETS}\")\n"
+                           "add_subdirectory(example)\n"),
+        "example/CMakeLists.txt": ("function(add_example NAME)\n"
+                                   "  set(EX_TARGETS ${SUPPORTED_GPU_TARGETS})\n"
+                                   "  foreach(source IN LISTS ARGN)\n"
+                                   "    if(NOT EX_TARGETS MATCHES \"gfx9\" AND source MATCHES \"_xdl\")\n"
+                                   "      list(REMOVE_ITEM ARGN \"${source}\")\n"
+                                   "    endif()\n"
+                                   "  endforeach()\n"
+                                   "endfunction()\n"
+                                   "if(OTHER_LIST MATCHES \"gfx9\")\n"
+                                   "endif()\n")})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM113"}
+    assert lines(r, "example/CMakeLists.txt") == {4: "RSM106"}
+
+
+def test_a_clang_shaped_macro_derived_in_another_header_is_covered_there(tmp_path: Path) -> None:
+    """composable_kernel's ck.hpp defines __gfx94__ under an arch test; amd_smfmac.hpp tests it: the defining
+    #if is the construct. A test that also names a clang macro stays one."""
+    r = found(tmp_path, {
+        "include/ck.hpp": ("#if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)\n"
+                           "#define __gfx94__\n"
+                           "#endif\n"),
+        "include/smfmac.hpp": ('#include "ck.hpp"\n'
+                               "__device__ void f(float* c) {\n"
+                               "#if defined(__gfx94__)\n"
+                               "  c[0] = 1.0f;\n"
+                               "#endif\n"
+                               "#if defined(__gfx94__) || defined(__gfx950__)\n"
+                               "  c[1] = 1.0f;\n"
+                               "#endif\n"
+                               "}\n")})
+    assert lines(r, "include/ck.hpp") == {1: "RSM201"}
+    assert lines(r, "include/smfmac.hpp") == {6: "RSM201"}
+
+
+def test_a_template_parameter_named_warpsize_is_not_hips(tmp_path: Path) -> None:
+    """AMReX's warp reductions take `template <int warpSize, …>`: inside that template the name is the
+    parameter. After its body, warpSize is HIP's again."""
+    r = found(tmp_path, {"reduce.hip": ("template <int warpSize, typename T>\n"
+                                        "__device__ T block_reduce(T x)\n"
+                                        "{\n"
+                                        "    __shared__ T shared[warpSize];\n"
+                                        "    return shared[threadIdx.x % warpSize];\n"
+                                        "}\n"
+                                        "__global__ void k(float* o) {\n"
+                                        "    __shared__ float tile[warpSize];\n"
+                                        "    o[0] = tile[0];\n"
+                                        "}\n")})
+    assert lines(r, "reduce.hip") == {8: "RSM203"}

@@ -32,11 +32,13 @@ COMPARISONS = frozenset({"MATCHES", "STREQUAL", "IN_LIST", "STRLESS", "STRGREATE
 @dataclass(frozen=True)
 class Context:
     """What a file inherits from the project: the policy version, whether it is the top-level file, and the
-    variables its directory's scope starts with (add_subdirectory() hands a child the parent's scope)."""
+    variables its directory's scope starts with (add_subdirectory() hands a child the parent's scope), with
+    those of them that hold arch names (`rocm_check_target_ids(SUPPORTED_GPU_TARGETS …)` in the parent)."""
 
     policy_version: tuple[int, int] | None = None
     top_level: bool = False
     inherited: tuple[tuple[str, str], ...] = ()
+    inherited_arch_lists: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -68,6 +70,7 @@ class CMakeFacts:
     calls_package: bool = False  # calls a rocm_spirv_*() function, so its project must find the package
     hip_targets: list[str] = field(default_factory=list)
     variables: dict[str, str] = field(default_factory=dict)  # the directory scope at the end of the file
+    arch_lists: frozenset[str] = frozenset()  # the variables of that scope that hold arch names
     newline: str = "\n"  # the file's line ending; inserted lines use it too
 
 
@@ -106,7 +109,8 @@ class Analyzer:
         self.option_targets: dict[str, Command] = {}  # -x hip / arch flags in target_compile_options
         self.device_links: dict[str, Command] = {}  # target_link_libraries(<t> … hip::device)
         self.host_only: dict[str, list[str]] = {}  # target -> why it has no device code
-        self.arch_lists: set[str] = set()  # variables set to gfx names (or copies of a target list) here
+        # variables set to gfx names (or copies of a target list) here or in the parent directory's scope
+        self.arch_lists: set[str] = set(ctx.inherited_arch_lists)
         self.find_hip: Command | None = None
         self.find_hip_guarded = False
         self.target_findings: dict[int, set[str]] = {}  # finding index -> targets whose retargeting fixes it
@@ -210,6 +214,7 @@ class Analyzer:
         for end in ENDS:
             end(self)
         self.facts.variables = dict(self.variables.values)
+        self.facts.arch_lists = frozenset(self.arch_lists)
         self.report.findings.sort(key=lambda f: (f.line, f.column))
         notes(self)
         return self.report, self.facts

@@ -84,12 +84,18 @@ def for_analysis(text: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
+def _scope(facts: cmake_rules.CMakeFacts) -> tuple[tuple[tuple[str, str], ...], frozenset[str]]:
+    """What a CMakeLists.txt hands the directories below it: its variables at the end, and its arch lists."""
+    return tuple(facts.variables.items()), facts.arch_lists
+
+
 def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     base = root if root.is_dir() else root.parent
     result = ScanResult(str(root))
     out = Scan(result)
     top_policy = None
-    scopes: dict[str, tuple[tuple[str, str], ...]] = {}  # directory -> the scope its CMakeLists.txt ends with
+    # directory -> the scope its CMakeLists.txt ends with: variables, and which of them hold arch names
+    scopes: dict[str, tuple[tuple[tuple[str, str], ...], frozenset[str]]] = {}
     # The top-level file is analyzed once, before the walk: every other file needs its policy version and
     # scope, and the walk reuses the result (a second pass doubled the time of a 4 MiB CMakeLists.txt).
     top: tuple[str, tuple[FileReport, CMakeFacts]] | None = None
@@ -99,27 +105,27 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             try:
                 analyzed = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), Context(top_level=True))
                 top = first, analyzed
-                top_policy, scopes[""] = analyzed[1].policy_version, tuple(analyzed[1].variables.items())
+                top_policy, scopes[""] = analyzed[1].policy_version, _scope(analyzed[1])
             except RecursionError:
                 pass  # reported with the file itself, in the walk below
 
-    def inherited(rel_dir: str) -> tuple[tuple[str, str], ...]:
+    def inherited(rel_dir: str) -> tuple[tuple[tuple[str, str], ...], frozenset[str]]:
         """The scope a CMakeLists.txt in rel_dir starts with: that of the nearest directory above with a
         CMakeLists.txt (the one that add_subdirectory()s it, in the usual layout), at its end."""
         if not root.is_dir() or not rel_dir:
-            return ()
+            return (), frozenset()
         parent = posixpath.dirname(rel_dir)
         while parent not in scopes:
             text = _read(os.path.join(base, parent, "CMakeLists.txt")).text
             if text is not None:
-                ctx = Context(top_policy, False, inherited(parent))
+                ctx = Context(top_policy, False, *inherited(parent))
                 try:
-                    scopes[parent] = tuple(cmake_rules.analyze(posixpath.join(parent, "CMakeLists.txt"),
-                                                               for_analysis(text), ctx)[1].variables.items())
+                    scopes[parent] = _scope(cmake_rules.analyze(posixpath.join(parent, "CMakeLists.txt"),
+                                                                for_analysis(text), ctx)[1])
                 except RecursionError:
-                    scopes[parent] = ()  # reported with the file itself
+                    scopes[parent] = (), frozenset()  # reported with the file itself
             elif not parent:
-                scopes[parent] = ()
+                scopes[parent] = (), frozenset()
             else:
                 parent = posixpath.dirname(parent)
         return scopes[parent]
@@ -147,13 +153,13 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             if kind == "cmake":
                 is_top = rel == "CMakeLists.txt" and root.is_dir()
                 rel_dir = posixpath.dirname(rel)
-                scope = inherited(rel_dir) if posixpath.basename(rel) == "CMakeLists.txt" else ()
+                scope = inherited(rel_dir) if posixpath.basename(rel) == "CMakeLists.txt" else ((), frozenset())
                 if is_top and top is not None and top[0] == text:
                     report, facts = top[1]
                 else:
-                    report, facts = cmake_rules.analyze(rel, for_analysis(text), Context(top_policy, is_top, scope))
+                    report, facts = cmake_rules.analyze(rel, for_analysis(text), Context(top_policy, is_top, *scope))
                 if posixpath.basename(rel) == "CMakeLists.txt":
-                    scopes.setdefault(rel_dir, tuple(facts.variables.items()))
+                    scopes.setdefault(rel_dir, _scope(facts))
                 # A project() file may gain find_package(RocmSpirv) for the files below it (projects.py).
                 if report.edits or is_top or facts.project_end is not None:
                     out.texts[rel] = for_analysis(text)
@@ -299,5 +305,16 @@ def _drop_arch_derived(result: ScanResult, derived: set[str]) -> None:
         return
     for report in result.files:
         if report.kind == "source":
-            report.findings[:] = [f for f in report.findings if source_rules.live_under(f.conditions, derived)]
+            report.findings[:] = [f for f in report.findings if source_rules.live_under(f.conditions, derived)
+                                  and not _tests_only_derived(f, derived)]
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
+
+
+def _tests_only_derived(f: Finding, derived: set[str]) -> bool:
+    """An arch test naming only clang-shaped macros the project defines under arch tests in another header
+    (composable_kernel's `#define __gfx94__` in ck.hpp, tested in amd_smfmac.hpp): the defining #if covers
+    its uses, as it does within one file. A directive continued on the next line may name more: kept."""
+    if f.rule is not arch_macros.RSM201 or f.snippet.rstrip().endswith("\\"):
+        return False
+    names = arch_macros.arch_names(f.snippet)
+    return bool(names) and all(n in derived for n in names)

@@ -253,6 +253,9 @@ class SourceScan:
     wave_defined: bool = False  # the file #defines the wavefront macro itself: that definition is the finding
     constexpr_fn: int | None = None  # brace depth of the constexpr function being read (-1: its { is to come)
     pending_fn: bool = False
+    # brace depth of a template whose parameter is named warpSize (-1: its { is to come): the name is that
+    # parameter there, not HIP's warpSize
+    warp_param: int | None = None
     guard_until: int | None = None  # brace depth above which a processor_is/is_invocable guard holds
     guard_next: bool = False
     # #if nesting levels whose arch chain is already reported as a helper

@@ -29,6 +29,9 @@ WAVEFRONT_NAMES = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE
 # What a macro's body takes the wave size from at compile time: it is then a wave-size alias
 # (`#define LIB_DEVICE_WARP_THREADS ::prim::device_warp_size()`).
 WAVE_SOURCE = re.compile(r"warp_size\s*\(|wavefront_size\s*\(|\bwarpSize\b|\b__AMDGCN_WAVEFRONT_SIZE")
+# `template <int warpSize, typename T>` (AMReX's warp reductions): a template parameter of that name
+WARP_PARAM = re.compile(r"\btemplate\s*<[^<>;]*\b(?:int|unsigned|short|long|auto|size_t|std::size_t|[A-Za-z_]\w*_t)"
+                        r"\s+warpSize\b")
 CONSTEXPR_WARP = re.compile(
     r"\bconstexpr\b[^;{]*=\s*[^;]*\bwarpSize\b"
     r"|<[^<>;]*\bwarpSize\b[^<>;]*>"
@@ -151,9 +154,17 @@ def warp_constants(scan: SourceScan) -> None:
     if ret:
         scan.add(warp_returned(scan.path, scan.no, ret, scan.snippet, scan.conds))
         scan.constexpr_fn = None
-    for m in CONSTEXPR_WARP.finditer(line):
-        scan.add(warp_constant(scan.path, scan.no, m, scan.snippet, scan.conds))
-        break
+    param = WARP_PARAM.search(line)
+    if param:
+        scan.warp_param = depth if "{" in line[param.end():] else -1
+    elif scan.warp_param == -1 and "{" in line:
+        scan.warp_param = depth
+    if scan.warp_param is None:
+        for m in CONSTEXPR_WARP.finditer(line):
+            scan.add(warp_constant(scan.path, scan.no, m, scan.snippet, scan.conds))
+            break
+    elif scan.warp_param >= 0 and depth + line.count("{") - line.count("}") <= scan.warp_param:
+        scan.warp_param = None  # the template's body is closed
     # the function ends with the line that closes its body
     if scan.constexpr_fn is not None and scan.constexpr_fn >= 0 and \
             depth + line.count("{") - line.count("}") <= scan.constexpr_fn:
