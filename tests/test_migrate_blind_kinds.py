@@ -803,3 +803,76 @@ def test_a_template_parameter_named_warpsize_is_not_hips(tmp_path: Path) -> None
                                         "    o[0] = tile[0];\n"
                                         "}\n")})
     assert lines(r, "reduce.hip") == {8: "RSM203"}
+
+
+# --- kinds blind batch 13 (tilelang, DeepSpeed, xformers) showed; that batch is no longer held out -------
+
+def test_a_macro_defined_only_on_the_cuda_side_guards_no_hip_code(tmp_path: Path) -> None:
+    """DeepSpeed defines PTX_AVAILABLE under `#if __CUDA_ARCH__ >= 530` in the #else of `#ifdef
+    __HIP_PLATFORM_AMD__`: the PTX assembly behind `#ifdef PTX_AVAILABLE` in another header is no code an AMD
+    compile sees. Defined in live code, or by a build file, the same guard leaves the assembly reported."""
+    utils = ("#ifdef __HIP_PLATFORM_AMD__\n"
+             "#define HALF_OK 1\n"
+             "#else\n"
+             "#if __CUDA_ARCH__ >= 530\n"
+             "#define PTX_AVAILABLE\n"
+             "#endif\n"
+             "#endif\n")
+    access = ('#include "utils.h"\n'
+              "__device__ void load(unsigned* d, const void* s) {\n"
+              "#ifdef PTX_AVAILABLE\n"
+              '  asm volatile("s_load_dword %0, %1" : "=s"(d[0]) : "s"(s));\n'
+              "#else\n"
+              "  d[0] = *(const unsigned*)s;\n"
+              "#endif\n"
+              "}\n")
+    assert lines(found(tmp_path / "cuda_side", {"utils.h": utils, "access.h": access}), "access.h") == {}
+    # the same macro also defined where HIP goes: the guard decides nothing, the assembly is reported
+    live = utils.replace("#define HALF_OK 1\n", "#define HALF_OK 1\n#define PTX_AVAILABLE\n")
+    assert lines(found(tmp_path / "live", {"utils.h": live, "access.h": access}), "access.h") == {4: "RSM204"}
+    # or named by a build file (a -D flag): reported too
+    assert lines(found(tmp_path / "build", {"utils.h": utils, "access.h": access,
+                                            "CMakeLists.txt": "add_compile_definitions(PTX_AVAILABLE)\n"}),
+                 "access.h") == {4: "RSM204"}
+
+
+def test_ptx_assembly_that_opens_with_a_brace_and_reg_is_foreign(tmp_path: Path) -> None:
+    r = found(tmp_path, {"k.hip": ("__device__ void f(unsigned* d, const void* s, int a) {\n"
+                                   "  asm volatile(\n"
+                                   '      "{\\n"\n'
+                                   '      "\\t.reg .pred p;\\n"\n'
+                                   '      "\\t@p ld.global.v4.u32 {%0}, [%1];\\n"\n'
+                                   '      "}\\n" : "=r"(d[0]) : "l"(s), "r"(a));\n'
+                                   '  asm volatile("\\ts_waitcnt vmcnt(0)");\n'
+                                   "}\n")})
+    assert lines(r, "k.hip") == {7: "RSM204"}
+
+
+def test_a_library_headers_per_arch_macro_is_an_arch_test(tmp_path: Path) -> None:
+    """xformers tests composable_kernel's CK_USE_AMD_V_DOT2_F32_F16, which <ck/ck.hpp> (not in the tree)
+    defines for some GPUs only: the #if is the construct and the assembly in it is part of it. The #elif of
+    the chain is one more directive, as everywhere. Where ck.hpp is in the tree, the tree's own reading wins."""
+    inner = ("#include <ck/utility/data_type.hpp>\n"
+             "__device__ void dot(const float& a, const float& b, float& c) {\n"
+             "#if CK_USE_AMD_V_MAC_INLINE_ASM && defined(CK_USE_AMD_V_MAC_F32)\n"
+             '  asm volatile("v_mac_f32 %0, %1, %2" : "=v"(c) : "v"(a), "v"(b), "0"(c));\n'
+             "#elif defined(CK_USE_AMD_V_DOT2_F32_F16)\n"
+             "  c = __builtin_amdgcn_fdot2(a, b, c, false);\n"
+             "#else\n"
+             "  c += a * b;\n"
+             "#endif\n"
+             "}\n")
+    r = found(tmp_path / "consumer", {"inner_product.h": inner})
+    assert lines(r, "inner_product.h") == {3: "RSM201", 5: "RSM201"}
+    words = " ".join(f.message for f in scan(tmp_path / "consumer").result.findings)
+    assert "<ck/ck.hpp> defines it for some GPUs only" in words
+    # without the library's include, an unknown macro decides nothing: the assembly and builtin are reported
+    plain = inner.replace("#include <ck/utility/data_type.hpp>\n", "#include <other/lib.hpp>\n")
+    assert lines(found(tmp_path / "plain", {"inner_product.h": plain}), "inner_product.h") == \
+        {4: "RSM204", 6: "RSM205"}
+    # the library's own tree: ck.hpp defines them under its arch chain, which is the construct
+    ck = ("#if defined(__gfx803__) || defined(__gfx900__)\n#define CK_USE_AMD_V_MAC_F32\n"
+          "#elif defined(__gfx906__) || defined(__gfx90a__)\n#define CK_USE_AMD_V_DOT2_F32_F16\n#endif\n")
+    r = found(tmp_path / "ck", {"include/ck/ck.hpp": ck, "include/ck/inner_product.h": inner})
+    assert lines(r, "include/ck/inner_product.h") == {}
+    assert lines(r, "include/ck/ck.hpp") == {1: "RSM201", 3: "RSM201"}

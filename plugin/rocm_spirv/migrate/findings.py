@@ -133,6 +133,9 @@ class FileReport:
     # list); "alias": some name is a wave-size alias another file defines; "test": some name is a macro another
     # file defines as an arch test (arch_tests).
     defines: set[str] = field(default_factory=set)
+    # macros the file defines only in branches no AMD device compile takes (the CUDA side of
+    # `#ifdef __HIP_PLATFORM_AMD__`, `#if __CUDA_ARCH__ >= 530`): undefined for HIP unless another file defines them
+    foreign_macros: set[str] = field(default_factory=set)
     arch_tests: set[str] = field(default_factory=set)  # macros whose #define body is an arch test
     includes: tuple[str, ...] = ()  # what it #includes, kept for files that define macros or have findings
     wave_aliases: set[str] = field(default_factory=set)

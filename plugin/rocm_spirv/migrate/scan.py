@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +139,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     arch_tests: set[str] = set()  # macros some source defines as an arch test
     need_reports: list[FileReport] = []  # sources with findings that hold only once every file is read
     graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]] = {}  # path -> arch, live, includes
+    foreign: set[str] = set()  # macros a source defines only where no AMD device compile goes
+    named: set[str] = set()  # macros defined, or named by a build file, anywhere else
     for rel, kind in walk(root, exclude):
         if kind == UNREADABLE:
             result.files.append(FileReport(rel, "folder", error="folder cannot be listed (permission denied?); "
@@ -176,6 +179,9 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 report = make_rules.analyze(rel, text)
             else:
                 report = source_rules.analyze(rel, text)
+                foreign |= report.foreign_macros
+                named |= report.defines - report.foreign_macros if report.defines else \
+                    _defined_names(text)
                 arch_macros |= report.arch_macros
                 live_macros |= report.live_macros
                 defines |= report.defines
@@ -185,6 +191,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                     need_reports.append(report)
                 if report.includes or report.arch_macros:
                     graph[rel] = (frozenset(report.arch_macros), frozenset(report.live_macros), report.includes)
+            if kind in ("cmake", "make"):
+                named |= set(BUILD_WORD.findall(text))  # -DPTX_AVAILABLE, target_compile_definitions(… X)
         except RecursionError as err:  # absurdly nested JSON, CMake or #if: data, not build logic
             why = str(err) if str(err).startswith(("blocks", "#if")) else "nested too deeply to analyze"
             report = FileReport(rel, kind, error=f"{why}; skipped")
@@ -204,6 +212,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         source_rules.promote(report, derived)
     live_macros |= {d.name for d in cond_defines} - derived
     _drop_arch_derived(result, derived)
+    _drop_foreign(result, foreign - named - live_macros - arch_macros)
     _drop_include_derived(result, graph, derived)
     if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
@@ -307,6 +316,26 @@ def _drop_arch_derived(result: ScanResult, derived: set[str]) -> None:
         if report.kind == "source":
             report.findings[:] = [f for f in report.findings if source_rules.live_under(f.conditions, derived)
                                   and not _tests_only_derived(f, derived)]
+    result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
+
+
+BUILD_WORD = re.compile(r"[A-Z_][A-Z0-9_]{2,}")
+
+
+def _defined_names(text: str) -> set[str]:
+    """The macros a source the rules did not read #defines (no arch token in it): any of them may be live."""
+    return set(source_rules.DEFINE_NAME.findall(text)) if "define" in text else set()
+
+
+def _drop_foreign(result: ScanResult, foreign: set[str]) -> None:
+    """A macro the project defines only on the CUDA side (`#define PTX_AVAILABLE` under `#if __CUDA_ARCH__ >=
+    530` in the #else of `#ifdef __HIP_PLATFORM_AMD__`) and nowhere else, not even in a build file, is undefined
+    in every AMD device compile: what it guards (PTX assembly) is no code HIP sees, natively or as SPIR-V."""
+    if not foreign:
+        return
+    for report in result.files:
+        if report.kind == "source":
+            report.findings[:] = [f for f in report.findings if source_rules.live_under(f.conditions, foreign)]
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
 
 

@@ -37,6 +37,7 @@ from rocm_spirv.migrate.source_checks import (
     amdgcn_builtins,
     arch_macros,
     asm,
+    library_macros,
     wave_size,
 )
 from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HAS_BUILTIN, gated_tests
@@ -56,7 +57,10 @@ RULE_TOKENS = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT
                FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
 # build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A), configure-time wave sizes, wave-size aliases
 PROJECT_TOKENS = ("_GFX", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP")
-_CHEAP = (*(t for rx, ts in RULE_TOKENS.items() if rx is not FEATURE_BUILTIN for t in ts), *PROJECT_TOKENS)
+# a file that tells the CUDA side from HIP's may #define macros only the CUDA side sees (foreign_macros)
+PLATFORM_TOKENS = ("__CUDA_ARCH__", "__HIP_PLATFORM_", "__NVCC__")
+_CHEAP = (*(t for rx, ts in RULE_TOKENS.items() if rx is not FEATURE_BUILTIN for t in ts), *PROJECT_TOKENS,
+          *PLATFORM_TOKENS)
 
 
 def may_match(text: str) -> bool:
@@ -225,6 +229,7 @@ class SourceScan:
     # their guards) only when the pattern matches somewhere.
     feature: bool = field(init=False)
     derived: set[str] = field(init=False)  # arch_derived and the macros this file defines from arch macros
+    library: dict[str, str] = field(init=False)  # per-arch macro -> the included library header defining it
     raw_lines: list[str] = field(init=False)
     lines: list[str] = field(init=False)  # of the stripped text
     directives: dict[int, tuple[int, str]] = field(init=False)
@@ -273,11 +278,15 @@ class SourceScan:
         self.directives = _directives(self.lines) if "#" in stripped else {}
         self.visible = device_visible(self.path, self.text)
         report.defines = set(DEFINE_NAME.findall(stripped)) if "define" in stripped else set()
+        self.library = library_macros.included(tuple(INCLUDE.findall(self.text))) if "include" in stripped else {}
         self.line_hooks = [t.line for t in TOPICS if t.line is not None and (t.wanted is None or t.wanted(self))]
 
     # -- what a condition means here -----------------------------------------------------------
     def build(self, name: str) -> bool:
-        """A per-arch macro the build defines (no #define here; the scan checks the other files)."""
+        """A per-arch macro the build, or an included library's header, defines (no #define here; the scan
+        checks the other files)."""
+        if name in self.library and name not in self.report.defines:
+            return True
         if "_GFX" not in name or name in self.report.defines or BUILD_ARCH_MACRO.fullmatch(name) is None:
             return False
         if self.scope is None:
@@ -441,6 +450,8 @@ class SourceScan:
             derived.add(name)
             top = next(g for g in self.stack if not g.live)
             top.defines.append(name)
+        elif self.stack:
+            report.foreign_macros.add(name)
         for hook in DEFINED_HOOKS:
             hook(self, d)
 
@@ -481,7 +492,7 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
         return report
     stripped = strip(text)
     can = {rx: any(t in stripped for t in ts) for rx, ts in RULE_TOKENS.items()}
-    if not any(can.values()) and not any(t in stripped for t in PROJECT_TOKENS):
+    if not any(can.values()) and not any(t in stripped for t in (*PROJECT_TOKENS, *PLATFORM_TOKENS)):
         return report
     scan = SourceScan(path, text, stripped, can, arch_derived, report)
     directives = scan.directives
@@ -517,6 +528,7 @@ def _settle(scan: SourceScan) -> None:
     report = scan.report
     # what the scan sees as surely live; the rest waits for every file's arch-derived macros
     report.live_macros -= {d.name for d in report.cond_defines} - scan.sure
+    report.foreign_macros -= report.live_macros | report.arch_macros | {d.name for d in report.cond_defines}
     report.findings.sort(key=lambda f: (f.line, f.column))
     if report.findings or report.arch_macros or report.live_macros:
         report.includes = tuple(INCLUDE.findall(scan.text))  # the include graph: derived macros of other headers

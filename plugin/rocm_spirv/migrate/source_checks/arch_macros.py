@@ -5,7 +5,7 @@ arch macros, arch macros in code) and HELPER_CHAINS (the chain and the value it 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sized
+from collections.abc import Collection, Mapping, Sized
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -53,15 +53,21 @@ def arch_names(cond: str) -> list[str]:
 
 
 def arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: tuple[str, ...],
-                 names: list[str] | None = None, tests: Collection[str] = ()) -> Finding:
-    """An arch test; names: its arch macros, per-arch macros the build defines (no source does) and macros
-    whose #define is an arch test (tests)."""
+                 names: list[str] | None = None, tests: Collection[str] = (),
+                 library: Mapping[str, str] | None = None) -> Finding:
+    """An arch test; names: its arch macros, per-arch macros the build or an included library's header defines
+    (no source does; library: name -> that header) and macros whose #define is an arch test (tests)."""
     names = names or arch_names(cond)
+    library = library or {}
     col = full.find(names[0]) + 1
     verb = "is" if len(names) == 1 else "are"
-    own = [n for n in names if not ARCH_MACRO.fullmatch(n) and n not in tests]
+    own = [n for n in names if not ARCH_MACRO.fullmatch(n) and n not in tests and n not in library]
     why = (f" ({'a per-arch macro' if len(own) == 1 else 'per-arch macros'} the build defines from its target "
            "list; none is defined for amdgcnspirv)") if own else ""
+    for header in dict.fromkeys(library[n] for n in names if n in library):
+        its = [n for n in names if library.get(n) == header]
+        what = ("it" if len(its) == 1 else "them") if len(its) == len(names) else ", ".join(its)
+        why += f" (<{header}> defines {what} for some GPUs only)"
     if any(n in tests for n in names):
         why += " (defined as a test of arch macros, which are: the test is 0)"
     return finding(RSM201, path, no, col, f"{', '.join(names)} {verb} undefined under amdgcnspirv{why}", ARCH_FIX,
@@ -125,7 +131,8 @@ def test_opened(scan: SourceScan, d: Directive) -> None:
     if scan.live and d.direct:
         g = scan.stack[-1]
         g.finding, g.macros = len(scan.report.findings), d.direct
-        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, scan.conds, d.direct, scan.tests))
+        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, scan.conds, d.direct, scan.tests,
+                              scan.library))
         scan.need_build(scan.report.findings[-1], d.direct)
 
 
@@ -136,7 +143,8 @@ def test_branched(scan: SourceScan, d: Directive) -> None:
         outer = tuple(x.unknown for x in scan.stack[:-1] if x.unknown)
         g.elifs.append(len(scan.report.findings))
         g.elif_macros.extend(d.direct)
-        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, outer, d.direct, scan.tests))
+        scan.add(arch_finding(scan.path, scan.no, d.cond, d.full, scan.snippet, outer, d.direct, scan.tests,
+                              scan.library))
         scan.need_build(scan.report.findings[-1], d.direct)
 
 

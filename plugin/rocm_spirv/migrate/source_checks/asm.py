@@ -23,11 +23,12 @@ RULES = (RSM204,)
 INLINE_ASM = re.compile(r"\b(__asm__|__asm|asm)\b(\s+(volatile|__volatile__|goto|inline))*\s*\(")
 # A mnemonic starts an instruction: right after a template's opening quote, an escaped newline or a `;`
 # (line splices between). Elsewhere a GCN-looking word is an operand name (`%[s_vec]`, `[v_acc] "m"(…)`).
-_INSN = r'(?:"|\\n|;)(?:\s|\\(?=\s))*'
+# `"{\n" "\t.reg .pred p;\n"`: escaped tabs and PTX's braces may come first too.
+_INSN = r'(?:"|\\n|;)(?:\s|\\t|\\(?=\s)|\{)*'
 GCN_ASM = re.compile(_INSN + r"(?:s|v|ds|flat|global|buffer|scratch|image|exp)_[a-z][a-z0-9_]*\b(?!\.)")
-# Dotted mnemonics (PTX cp.async/ldmatrix.sync/mma.sync, RISC-V flw.ps: AMDGPU has none), trap;, x86 (%%eax,
-# rdtsc, cpuid), POWER/ARM barriers: not AMD GPU assembly.
-FOREIGN_ASM = re.compile(_INSN + r"[a-z][a-z0-9_]*\.[a-z0-9]"
+# Dotted mnemonics (PTX cp.async/ldmatrix.sync/mma.sync, RISC-V flw.ps: AMDGPU has none), PTX's `.reg .pred`,
+# trap;, x86 (%%eax, rdtsc, cpuid), POWER/ARM barriers: not AMD GPU assembly.
+FOREIGN_ASM = re.compile(_INSN + r"(?:[a-z][a-z0-9_]*\.[a-z0-9]|\.reg\s+\.[a-z])"
                          r"|\b(?:mov|ld|st|add|mad|mul|cvt|setp|shfl|bar|membar|vote|activemask|prmt|bfe|brev)\.[a-z]"
                          r"|\btrap;|%%[re]?[a-d]x\b|%%[re]?[sd]i\b|\b(?:rdtscp?|cpuid|xgetbv|lfence|mfence|sfence|pause"
                          r"|isync|lwsync|hwsync|dmb|dsb|isb|yield)\b|\bnop\b")

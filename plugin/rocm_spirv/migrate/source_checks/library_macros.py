@@ -1,0 +1,112 @@
+"""Per-arch macros that ROCm libraries' public headers define for the device pass. A project that includes
+<ck/ck.hpp> and tests `defined(CK_USE_AMD_V_DOT2_F32_F16)` tests the GPU, though no file of its tree names
+an arch: the header lives outside the tree (an installed library), so the scan knows its macros from this
+table. Where the header is in the scanned tree (the library itself), the scan reads it and the table yields
+to it (a macro some scanned file defines is the project's own).
+
+The table is what clang 22's preprocessor answers, not a reading of the header: a macro is per-arch when its
+definition device-only under amdgcnspirv (defined or not, and its value) differs from one on some target of
+pp.ROCM_TARGET_FAMILIES, for a TU that only includes the header. Names the compiler itself predefines (an
+empty TU's) and clang-shaped names (`__gfx9__`, which the scan reads as arch macros anyway) are left out.
+Regenerate from the library's include folder at the commit recorded in the entry:
+
+    python -m rocm_spirv.migrate.source_checks.library_macros ck/ck.hpp INCLUDE_DIR -DCK_DONT_USE_HIP_RUNTIME_HEADERS
+
+(CK_DONT_USE_HIP_RUNTIME_HEADERS keeps HIP's own headers out, they are not the library's; ck/config.h, which
+CK's configure generates, may be an empty file in INCLUDE_DIR). tests/test_migrate_library_macros.py checks
+the table's shape and, where the pinned header is on the machine, asks clang again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_spirv.migrate.pp import ROCM_TARGET_FAMILIES
+
+
+@dataclass(frozen=True)
+class LibraryHeader:
+    prefix: str  # a project that #includes any header under it (`ck/utility/data_type.hpp`) gets these macros
+    include: str  # the header that defines them, as an #include names it
+    upstream: str  # owner/name of the public repository
+    commit: str
+    path: str  # in that repository
+    sha256: str  # of the header at that commit
+    macros: tuple[str, ...]  # per-arch, sorted
+
+
+LIBRARY_HEADERS: tuple[LibraryHeader, ...] = (
+    LibraryHeader(
+        "ck/", "ck/ck.hpp", "ROCm/composable_kernel", "8e22e1ae31bbf7086f69d8724e027676791d351a",
+        "include/ck/ck.hpp", "a33abfed266ad62eed839dab2dd9da37835c5042234068a8ff1d0f7a62812a3e",
+        (
+            "CK_BUFFER_RESOURCE_3RD_DWORD",
+            "CK_USE_AMD_BUFFER_ATOMIC_ADD_FLOAT",
+            "CK_USE_AMD_BUFFER_ATOMIC_MAX_FLOAT64",
+            "CK_USE_AMD_MFMA",
+            "CK_USE_AMD_MFMA_BF16_1K_OP",
+            "CK_USE_AMD_MFMA_GFX940",
+            "CK_USE_AMD_V_DOT2_F32_F16",
+            "CK_USE_AMD_V_DOT4_I32_I8",
+            "CK_USE_AMD_V_DOT4_I32_I8_GFX11",
+            "CK_USE_AMD_V_FMAC_F32",
+            "CK_USE_AMD_V_MAC_F32",
+        ),
+    ),
+)
+
+
+
+def included(includes: tuple[str, ...]) -> dict[str, str]:
+    """Per-arch macro -> the library header defining it, for a file with these #includes (as written)."""
+    out: dict[str, str] = {}
+    for h in LIBRARY_HEADERS:
+        if any(inc.startswith(h.prefix) for inc in includes):
+            out.update(dict.fromkeys(h.macros, h.include))
+    return out
+
+_DEFINE = re.compile(r"^#define ([A-Za-z_]\w*)(?:\(.*?\))?(?: (.*))?$", re.M)
+
+
+def defined(clang: str, text: str, target: str, args: list[str]) -> dict[str, str]:
+    """Name -> body of every macro defined device-only for target (an --offload-arch value) after text."""
+    cmd = [clang, "-x", "hip", f"--offload-arch={target}", "--cuda-device-only", "-nogpuinc", "-nogpulib",
+           "-E", "-dM", *args, "-"]
+    out = subprocess.run(cmd, input=text, capture_output=True, text=True, check=True, timeout=300).stdout
+    return {m.group(1): (m.group(2) or "") for m in _DEFINE.finditer(out)}
+
+
+def per_arch(clang: str, include: str, args: list[str]) -> tuple[str, ...]:
+    """The macros the header defines differently for some ROCm target than for amdgcnspirv."""
+    text = f'#include "{include}"\n'
+    spirv = defined(clang, text, "amdgcnspirv", args)
+    builtin = set(defined(clang, "", "amdgcnspirv", args))
+    differ: set[str] = set()
+    for target, _family in ROCM_TARGET_FAMILIES:
+        builtin |= set(defined(clang, "", target, args))
+        native = defined(clang, text, target, args)
+        differ |= {n for n in spirv.keys() | native.keys() if spirv.get(n) != native.get(n)}
+    return tuple(sorted(n for n in differ - builtin if not n.startswith("__")))
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print("usage: python -m rocm_spirv.migrate.source_checks.library_macros INCLUDE INCLUDE_DIR [CLANG_ARG ...]",
+              file=sys.stderr)
+        return 2
+    include, folder, *rest = argv
+    header = Path(folder) / include
+    macros = per_arch("clang-22", include, [f"-I{folder}", *rest])
+    print(f"{include}: sha256 {hashlib.sha256(header.read_bytes()).hexdigest()}")
+    for name in macros:
+        print(name)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,50 @@
+"""The per-arch macros of library headers (migrate/source_checks/library_macros.py): the table's shape, and,
+where the pinned header is on this machine, clang 22's answer again."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from rocm_spirv.migrate.source_checks.library_macros import LIBRARY_HEADERS, included, per_arch
+
+CK_INCLUDE = os.environ.get("ROCM_SPIRV_TEST_CK_INCLUDE", "")
+
+
+def test_the_table_is_pinned_sorted_and_names_project_macros() -> None:
+    assert LIBRARY_HEADERS
+    for h in LIBRARY_HEADERS:
+        assert re.fullmatch(r"[0-9a-f]{40}", h.commit) and re.fullmatch(r"[0-9a-f]{64}", h.sha256)
+        assert h.include.startswith(h.prefix) and h.prefix.endswith("/")
+        assert list(h.macros) == sorted(set(h.macros))
+        assert all(not n.startswith("__") for n in h.macros)
+    ck = included(("ck/utility/data_type.hpp",))
+    assert ck["CK_USE_AMD_V_DOT2_F32_F16"] == "ck/ck.hpp"
+    assert "CK_USE_AMD_INLINE_ASM" not in ck  # 1 on every target: a configuration, not per-arch
+    assert included(("hip/hip_runtime.h", "ckx/ck.hpp")) == {}
+
+
+@pytest.mark.skipif(not CK_INCLUDE or shutil.which("clang-22") is None,
+                    reason="needs ROCM_SPIRV_TEST_CK_INCLUDE=<composable_kernel's include folder at the pinned "
+                           "commit, with an empty ck/config.h> and clang-22 on PATH")
+def test_clang_answers_as_the_table_says() -> None:
+    h = next(h for h in LIBRARY_HEADERS if h.include == "ck/ck.hpp")
+    assert hashlib.sha256((Path(CK_INCLUDE) / h.include).read_bytes()).hexdigest() == h.sha256
+    assert per_arch("clang-22", h.include, [f"-I{CK_INCLUDE}", "-DCK_DONT_USE_HIP_RUNTIME_HEADERS"]) == h.macros
+
+
+def test_clang_tells_a_per_arch_macro_from_a_configuration(tmp_path: Path) -> None:
+    """The generator on a header written here: what differs between targets is per-arch, a constant is not."""
+    if shutil.which("clang-22") is None:
+        pytest.skip("needs clang-22 on PATH (Debian bookworm-security: apt install clang-22)")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "cfg.hpp").write_text(
+        "#define LIB_INLINE_ASM 1\n"
+        "#if defined(__gfx90a__) || defined(__gfx942__)\n#define LIB_HAS_MFMA\n#endif\n"
+        "#if defined(__GFX11__)\n#define LIB_WAVE 32\n#else\n#define LIB_WAVE 64\n#endif\n"
+        "#define __lib_gfx9__\n")
+    assert per_arch("clang-22", "lib/cfg.hpp", [f"-I{tmp_path}"]) == ("LIB_HAS_MFMA", "LIB_WAVE")
