@@ -876,3 +876,95 @@ def test_a_library_headers_per_arch_macro_is_an_arch_test(tmp_path: Path) -> Non
     r = found(tmp_path / "ck", {"include/ck/ck.hpp": ck, "include/ck/inner_product.h": inner})
     assert lines(r, "include/ck/inner_product.h") == {}
     assert lines(r, "include/ck/ck.hpp") == {1: "RSM201", 3: "RSM201"}
+
+
+# --- kinds blind batch 14 (DeepEP, MIOpen, hypre) showed; that batch is no longer held out ---------------
+
+def test_an_asm_template_that_starts_with_a_string_macro_is_judged_by_its_text(tmp_path: Path) -> None:
+    """DeepEP: `asm volatile(LD_NC_FUNC ".s32 %0, [%1];" …)` with `#define LD_NC_FUNC "ld.global.nc…"` is PTX;
+    the same shape with a GCN mnemonic in the macro is GCN assembly."""
+    r = found(tmp_path, {"utils.cuh": ('#define LD_NC_FUNC "ld.global.nc.L1::no_allocate"\n'
+                                       '#define GCN_LOAD "global_load_dword"\n'
+                                       "__device__ int f(const int* p) {\n"
+                                       "  int r;\n"
+                                       '  asm volatile(LD_NC_FUNC ".s32 %0, [%1];" : "=r"(r) : "l"(p));\n'
+                                       '  asm volatile(GCN_LOAD " %0, %1, off" : "=v"(r) : "v"(p));\n'
+                                       "  return r;\n"
+                                       "}\n")})
+    assert lines(r, "utils.cuh") == {6: "RSM204"}
+
+
+def test_file_names_with_a_gfx_name_are_no_arch_list(tmp_path: Path) -> None:
+    """MIOpen installs per-GPU kernel databases (gfx942.kdb.bz2) by index: data named per GPU, no target list."""
+    r = found(tmp_path, {"CMakeLists.txt": ("project(p LANGUAGES HIP)\n"
+                                            "function(install_kdb f c)\n"
+                                            "  add_custom_command(OUTPUT ${f}.unpacked COMMAND bunzip2 -k ${f})\n"
+                                            "endfunction()\n"
+                                            "set(KDB_BZ2_FILES gfx942.kdb.bz2 gfx90a.kdb.bz2)\n"
+                                            "set(COMPONENT_LST gfx942kdb gfx90akdb)\n"
+                                            "list(LENGTH KDB_BZ2_FILES n)\n"
+                                            "math(EXPR hi \"${n} - 1\")\n"
+                                            "foreach(i RANGE ${hi})\n"
+                                            "  list(GET KDB_BZ2_FILES ${i} f)\n"
+                                            "  list(GET COMPONENT_LST ${i} c)\n"
+                                            "  install_kdb(${f} ${c})\n"
+                                            "endforeach()\n")})
+    assert lines(r, "CMakeLists.txt") == {}
+
+
+def test_reformatted_copies_of_the_target_list_and_accumulators(tmp_path: Path) -> None:
+    """hypre joins CMAKE_HIP_ARCHITECTURES with commas and splits it again, then sets the list to that copy:
+    no finding (the user's list, whatever it is). `set(GPU_ARCHS "")` then filled from rocm-smi is an
+    accumulator. The hard-coded fallback `gfx90a` stays a finding."""
+    r = found(tmp_path, {"CMakeLists.txt": (
+        "project(p LANGUAGES HIP)\n"
+        "if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n"
+        "  set(GPU_ARCHS \"\")\n"
+        "  foreach(gpu ${detected})\n"
+        "    list(APPEND GPU_ARCHS ${gpu})\n"
+        "  endforeach()\n"
+        "  if(NOT GPU_ARCHS)\n"
+        "    set(CMAKE_HIP_ARCHITECTURES \"gfx90a\" CACHE STRING \"default\" FORCE)\n"
+        "  endif()\n"
+        "else()\n"
+        "  string(REPLACE \",\" \";\" ARCH_LIST \"${CMAKE_HIP_ARCHITECTURES}\")\n"
+        "  list(REMOVE_DUPLICATES ARCH_LIST)\n"
+        "  string(REPLACE \";\" \",\" ARCH_STR \"${ARCH_LIST}\")\n"
+        "  set(CMAKE_HIP_ARCHITECTURES \"${ARCH_STR}\" CACHE STRING \"deduplicated\" FORCE)\n"
+        "endif()\n")})
+    assert lines(r, "CMakeLists.txt") == {8: "RSM101"}
+
+
+def test_a_loop_that_reads_a_number_out_of_each_gfx_name(tmp_path: Path) -> None:
+    """hypre picks its compile-time warp size from the gfx numbers of the target list: under amdgcnspirv
+    the regex finds none. A loop that only copies entries is no such loop."""
+    r = found(tmp_path, {"CMakeLists.txt": (
+        "project(p LANGUAGES HIP)\n"
+        "set(CDNA FALSE)\n"
+        "foreach(a IN LISTS CMAKE_HIP_ARCHITECTURES)\n"
+        "  string(REGEX MATCH \"gfx?([0-9a-fA-F]+)\" _m \"${a}\")\n"
+        "  if(CMAKE_MATCH_1 LESS 1000)\n"
+        "    set(CDNA TRUE)\n"
+        "  endif()\n"
+        "endforeach()\n"
+        "foreach(a IN LISTS CMAKE_HIP_ARCHITECTURES)\n"
+        "  string(REGEX REPLACE \":xnack[+-]\" \"\" plain \"${a}\")\n"
+        "  list(APPEND names ${plain})\n"
+        "endforeach()\n")})
+    assert lines(r, "CMakeLists.txt") == {3: "RSM107"}
+
+
+def test_a_configure_time_warp_size_tested_in_a_chain(tmp_path: Path) -> None:
+    """hypre's HYPRE_WARP_SIZE comes from its configure (HYPRE_config.h): the `#if == 64` / `#elif == 32`
+    chain picking its shift and mask is one RSM202 where it opens; its uses in code are not counted again."""
+    r = found(tmp_path, {"device_utils.h": ("#if HYPRE_WARP_SIZE == 64\n"
+                                            "#define HYPRE_WARP_BITSHIFT 6\n"
+                                            "#elif HYPRE_WARP_SIZE == 32\n"
+                                            "#define HYPRE_WARP_BITSHIFT 5\n"
+                                            "#endif\n"
+                                            "__device__ int lane(int t) { return t & (HYPRE_WARP_SIZE - 1); }\n")})
+    assert lines(r, "device_utils.h") == {1: "RSM202"}
+    # a project that defines its warp size in a source decides it there: no finding
+    r = found(tmp_path / "own", {"device_utils.h": "#define HYPRE_WARP_SIZE 64\n#if HYPRE_WARP_SIZE == 64\n"
+                                 "#define SHIFT 6\n#endif\n"})
+    assert lines(r, "device_utils.h") == {}

@@ -15,8 +15,9 @@ TARGET_VARS = frozenset({
 })
 ENV_VARS = frozenset({"PYTORCH_ROCM_ARCH", "HCC_AMDGPU_TARGET", "GPU_TARGETS", "AMDGPU_TARGETS", "HIP_ARCHITECTURES"})
 FINDHIP_LIST = "HCC_AMDGPU_TARGET"  # FindHIP's own list: its module and hip_add_* are RSM110's (findhip.py)
-# A target id (offload.TARGET_ID: gfx942, gfx90a:xnack+, gfx9-4-generic) standing alone in a word.
-GFX = re.compile(f"(?<![A-Za-z0-9_]){TARGET_ID.pattern}(?![A-Za-z0-9_])", re.IGNORECASE)
+# A target id (offload.TARGET_ID: gfx942, gfx90a:xnack+, gfx9-4-generic) standing alone in a word; with a
+# file extension after it (`gfx942.kdb.bz2`, a prebuilt database named per GPU) it is a file name, like k_gfx90a.co.
+GFX = re.compile(f"(?<![A-Za-z0-9_]){TARGET_ID.pattern}(?![A-Za-z0-9_]|\\.[A-Za-z])", re.IGNORECASE)
 ARCH_ITEM = re.compile(f"^(?:{TARGET_ID.pattern}|all|native|{SPIRV_TARGET})$", re.IGNORECASE)
 GFX_LOOSE = re.compile(r"gfx", re.IGNORECASE)  # in regexes too: MATCHES "^gfx9", "^gfx[0-9]+$"
 ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)

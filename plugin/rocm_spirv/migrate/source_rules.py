@@ -129,6 +129,7 @@ INERT_ASSERT = re.compile(r"^\s*static_assert\s*\(\s*(?:false|0)\s*,")
 DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
+STRING_DEFINE = re.compile(r'^\s*#\s*define\s+([A-Za-z_]\w*)\s+("(?:[^"\\\n]|\\.)*")\s*(?://.*)?$')
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
 
@@ -230,6 +231,9 @@ class SourceScan:
     feature: bool = field(init=False)
     derived: set[str] = field(init=False)  # arch_derived and the macros this file defines from arch macros
     library: dict[str, str] = field(init=False)  # per-arch macro -> the included library header defining it
+    # macros #defined (in any branch) to one string literal, raw: an asm template may start with one
+    # (`asm volatile(LD_NC_FUNC ".s32 %0, [%1];" …)`, LD_NC_FUNC "ld.global.nc…"), judged with its text
+    strings: dict[str, str] = field(default_factory=dict)
     raw_lines: list[str] = field(init=False)
     lines: list[str] = field(init=False)  # of the stripped text
     directives: dict[int, tuple[int, str]] = field(init=False)
@@ -425,6 +429,10 @@ class SourceScan:
     def define(self, d: Directive) -> None:
         """#define: what the macro means under SPIR-V (live, arch-derived, or undecided until the scan ends)."""
         report, derived, name, body = self.report, self.derived, d.name, d.body
+        if body.strip().startswith('"') and name not in self.strings:
+            raw = STRING_DEFINE.match(self.snippet)
+            if raw is not None and raw.group(1) == name:
+                self.strings[name] = raw.group(2)
         if self.live:
             if WAVE_SOURCE.search(body):
                 report.wave_aliases.add(name)

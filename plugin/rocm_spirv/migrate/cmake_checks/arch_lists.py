@@ -60,6 +60,12 @@ def _read_later(file: Analyzer, var: str, cmd: Command) -> bool:
         rf"\b(?:LISTS|IN_LIST|DEFINED)\s+{var}\b|\bif\s*\(\s*(?:NOT\s+)?\"?{var}\b", rest) is not None
 
 
+def _filled_later(file: Analyzer, var: str, cmd: Command) -> bool:
+    """Whether the file appends to var after cmd: `set(GPU_ARCHS "")` then `list(APPEND GPU_ARCHS ${arch})` over
+    what rocm-smi reports is an accumulator the project fills itself, not a target list emptied."""
+    return re.search(rf"\blist\s*\(\s*(?:APPEND|PREPEND|INSERT)\s+{re.escape(var)}\b", file.src[cmd.end:]) is not None
+
+
 def _only_compared(file: Analyzer, var: str, cmd: Command) -> bool:
     """Whether every other mention of var in the file is `IN_LIST var` in a condition: the gfx names an
     if(<x> IN_LIST <list>) test compares against are part of that test, which is the construct (RSM106,
@@ -202,6 +208,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             return  # CMAKE_HIP_ARCHITECTURES OFF: CMake passes no arch flag at all
         if not items and cache and not _read_later(file, var, cmd):
             return  # an empty cache default nothing here reads (set before find_package so it keeps none)
+        if not items and not cache and _filled_later(file, var, cmd):
+            return
         redirect, why = redirect_for_set(file, var, cache, force)
         source = ", ".join(gfx_items[:6]) + (" …" if len(gfx_items) > 6 else "") if gfx_items else " ".join(rest)
         kind = "defaulted" if any(var in b.defaults for b in file.stack) else "set"
@@ -272,4 +280,20 @@ def list_command(file: Analyzer, cmd: Command) -> None:
                 wrap(file, cmd)
 
 
-TOPIC = Topic(rules=(RSM101, RSM114), commands={"set": set_command, "list": list_command})
+def string_command(file: Analyzer, cmd: Command) -> None:
+    """`string(REPLACE "," ";" OUT "${CMAKE_HIP_ARCHITECTURES}")` reformats the target list: OUT is a copy of it
+    (hypre joins the list with commas and splits it again, then sets CMAKE_HIP_ARCHITECTURES to the copy)."""
+    values = cmd.values()
+    if values[:1] == ["REPLACE"] and len(values) >= 5:
+        out, inputs = values[3], values[4:]
+    elif values[:2] == ["REGEX", "REPLACE"] and len(values) >= 6:
+        out, inputs = values[4], values[5:]
+    else:
+        return
+    copied = [m.group(1) for i in inputs if (m := REF.fullmatch(i))]
+    if len(copied) == len(inputs) and set(copied) <= file.arch_names():
+        file.arch_lists.add(out)
+
+
+TOPIC = Topic(rules=(RSM101, RSM114), commands={"set": set_command, "list": list_command,
+                                                "string": string_command})

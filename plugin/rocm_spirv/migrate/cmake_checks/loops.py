@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.flags import RSM103
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, refs
-from rocm_spirv.migrate.cmake_words import AMDGCN_TRIPLE, ARCH_FLAG, cmd_words, flag_words
+from rocm_spirv.migrate.cmake_words import AMDGCN_TRIPLE, ARCH_FLAG, GFX_LOOSE, cmd_words, flag_words
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 DEFINES_SOURCES = frozenset({"target_sources", "add_library", "add_executable", "add_definitions",
@@ -87,6 +87,11 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
         file.arch_lists.add(values[1])
     if loop is not None and name in DEFINES_SOURCES:
         loop.body.append(name)
+    if loop is not None and name == "string" and values[:1] == ["REGEX"] and len(values) > 2 and \
+            GFX_LOOSE.search(values[2]) and any(f"${{{loop.loop_var}}}" in v for v in values[3:]):
+        # string(REGEX MATCH "gfx([0-9a-f]+)" … "${arch}"): a number read out of each gfx name (hypre picks its
+        # wave size by it); amdgcnspirv holds none
+        loop.body.append("string(REGEX) reading each gfx name")
     if loop is not None and any(file.amd_mcpu(w) for w in cmd_words(cmd)):
         loop.body.append("-mcpu=")
     if loop is not None and any("clang-offload-bundler" in w or w.startswith("-targets=") for w in cmd_words(cmd)):

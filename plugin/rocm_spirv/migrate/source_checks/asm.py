@@ -6,7 +6,7 @@ INLINE_ASSEMBLY (asm in a #define body, asm in code)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
@@ -40,6 +40,7 @@ FOREIGN_ASM = re.compile(_INSN + r"(?:[a-z][a-z0-9_]*\.[a-z0-9]|\.reg\s+\.[a-z])
 # instruction: call", so that one is reported like any assembly.
 EMPTY_ASM = re.compile(r'\(\s*""\s*(?:\)|:\s*(?:\)|:))')
 
+TEMPLATE_MACRO = re.compile(r"\s*\w+(?:\s+\w+)*\s*\(\s*([A-Za-z_]\w*)\s*\"")  # asm volatile(NAME "…"
 MACRO_HEAD = re.compile(r"^\s*#\s*define\s+\w+\([^()]*\)\s*$")
 
 
@@ -49,9 +50,14 @@ def inline_asm(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[
                    "rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", snippet, conds)
 
 
-def asm_text(raw_lines: list[str], i: int, col: int) -> str:
-    """The raw text of an asm statement from its keyword to the first `;`, over at most three lines."""
+def asm_text(raw_lines: list[str], i: int, col: int, strings: Mapping[str, str] | None = None) -> str:
+    """The raw text of an asm statement from its keyword to the first `;`, over at most three lines; a
+    template that starts with a macro the file #defines to a string literal starts with that literal."""
     text = " ".join([raw_lines[i][col:], *raw_lines[i + 1 : i + 3]]) if i < len(raw_lines) else ""
+    if strings:
+        m = TEMPLATE_MACRO.match(text)
+        if m is not None and m.group(1) in strings:
+            text = text[: m.start(1)] + strings[m.group(1)] + text[m.end(1):]
     end = text.find(";")
     return text if end < 0 else text[: end + 1]  # PTX's own `;` ends the template: its opcode is before it
 
@@ -96,7 +102,7 @@ def asm_in_code(scan: SourceScan) -> None:
     line, idx, raw_lines = scan.line, scan.idx, scan.raw_lines
     for m in INLINE_ASM.finditer(line):
         if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()) or \
-                not gpu_asm(asm_text(raw_lines, idx, m.start()), scan.visible):
+                not gpu_asm(asm_text(raw_lines, idx, m.start(), scan.strings), scan.visible):
             continue
         scan.add(inline_asm(scan.path, scan.no, m, scan.snippet, scan.conds))
 

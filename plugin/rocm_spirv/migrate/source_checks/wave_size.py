@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
-from rocm_spirv.migrate.pp import BUILD_WAVE_MACRO
+from rocm_spirv.migrate.pp import BUILD_WAVE_MACRO, BUILD_WAVE_TEST
 from rocm_spirv.migrate.source_checks.topic import CONDITIONALS, SourceTopic, finding
 
 if TYPE_CHECKING:
@@ -90,13 +90,14 @@ def warp_constant(path: str, no: int, m: re.Match[str], snippet: str, conds: tup
                    conds)
 
 
-def build_wave_uses(scan: SourceScan, text: str) -> None:
+def build_wave_uses(scan: SourceScan, text: str, pattern: re.Pattern[str] = BUILD_WAVE_MACRO) -> bool:
     """A configure-time wave size (PROJ_AMDGCN_WAVEFRONT_SIZE) no source defines: one finding per line."""
-    for m in BUILD_WAVE_MACRO.finditer(text):
+    for m in pattern.finditer(text):
         if m.group(0) not in scan.report.defines:
             scan.add(build_wave_use(scan.path, scan.no, m.start() + 1, m.group(0), scan.snippet, scan.conds))
             scan.report.needs[(scan.no, m.start() + 1)] = ("build", frozenset({m.group(0)}))
-            return
+            return True
+    return False
 
 
 def wave_in_directive(scan: SourceScan, d: Directive) -> None:
@@ -105,8 +106,13 @@ def wave_in_directive(scan: SourceScan, d: Directive) -> None:
     live, stack, word = scan.live, scan.stack, d.word
     macro, conditional = word in ("define", "undef"), word in CONDITIONALS
     wm = WAVEFRONT.search(d.full) if live and scan.can[WAVEFRONT] and not scan.wave_defined and not d.direct else None
-    if live and not wm and not macro and conditional and word not in ("endif", "else") and not d.direct:
-        build_wave_uses(scan, d.full)
+    # One #if/#elif chain on a configure-time wave size picks one value (hypre's `#if HYPRE_WARP_SIZE == 64`
+    # / `#elif == 32` chooses its shift and mask): one finding, at the directive that opens it. A warp size
+    # is one only in a test: in code `X_WARP_SIZE` is a use, counted where the chain or the build chooses it.
+    if live and not wm and not macro and conditional and word not in ("endif", "else") and not d.direct and \
+            not (word.startswith("elif") and stack and stack[-1].wave) and \
+            build_wave_uses(scan, d.full, BUILD_WAVE_TEST) and stack:
+        stack[-1].wave = True
     if wm and word == "define" and WAVEFRONT.fullmatch(d.name):
         scan.wave_defined = True
         scan.add(defines_wave_size(scan.path, scan.no, wm, d.body, scan.snippet, scan.conds))
