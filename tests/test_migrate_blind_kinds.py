@@ -968,3 +968,48 @@ def test_a_configure_time_warp_size_tested_in_a_chain(tmp_path: Path) -> None:
     r = found(tmp_path / "own", {"device_utils.h": "#define HYPRE_WARP_SIZE 64\n#if HYPRE_WARP_SIZE == 64\n"
                                  "#define SHIFT 6\n#endif\n"})
     assert lines(r, "device_utils.h") == {}
+
+
+# --- kinds blind batch 15 (apex, openmm, rocJPEG) showed; that batch is no longer held out ---------------
+
+def test_pytorchs_device_warp_size_as_a_compile_time_constant(tmp_path: Path) -> None:
+    """apex sizes shared memory and picks template arguments with C10_WARP_SIZE, which PyTorch's Macros.h
+    makes a constexpr 64 under __GFX9__ and 32 otherwise: RSM203 like warpSize. In a loop bound or a
+    comparison (`offset <= C10_WARP_SIZE >> 1`) it is a run-time value."""
+    r = found(tmp_path, {"softmax.h": ("#include <ATen/ATen.h>\n"
+                                       "template <typename T, int W> __device__ T warp_reduce(T v);\n"
+                                       "__global__ void k(float* o) {\n"
+                                       "  __shared__ float smem[4 * (256 / C10_WARP_SIZE)];\n"
+                                       "  float v = warp_reduce<float, C10_WARP_SIZE>(o[0]);\n"
+                                       "  for (int off = 1; off <= C10_WARP_SIZE >> 1; off <<= 1) v += off;\n"
+                                       "  const int lane = threadIdx.x % C10_WARP_SIZE;\n"
+                                       "  for (int off = 1; off <= warpSize >> 1; off <<= 1) v += lane;\n"
+                                       "  o[0] = v + smem[0];\n"
+                                       "}\n")})
+    assert lines(r, "softmax.h") == {4: "RSM203", 5: "RSM203"}
+    words = " ".join(f.message for f in scan(tmp_path).result.findings)
+    assert "C10_WARP_SIZE (<c10/macros/Macros.h>'s device wave size" in words
+    # PyTorch's own tree defines it: that definition decides, its uses are not reported
+    r = found(tmp_path / "torch", {"Macros.h": "#define C10_WARP_SIZE 32\n",
+                                   "k.cu": "__global__ void k() { __shared__ float s[C10_WARP_SIZE]; }\n"})
+    assert lines(r, "k.cu") == {}
+
+
+def test_a_local_constexpr_named_warpsize_is_not_hips(tmp_path: Path) -> None:
+    """OpenMM declares `constexpr int warpSize = 32/64` in a kernel (picked by a run-time compile define):
+    until that block closes the name is the local. After it, warpSize is HIP's again."""
+    r = found(tmp_path, {"blocks.hip": ("__global__ void k(int* o) {\n"
+                                        "#if defined(AMD_RDNA)\n"
+                                        "    constexpr int warpSize = 32;\n"
+                                        "#else\n"
+                                        "    constexpr int warpSize = 64;\n"
+                                        "#endif\n"
+                                        "    constexpr int warpsPerBlock = 256 / warpSize;\n"
+                                        "    __shared__ int buffer[(warpSize + 1) * warpsPerBlock];\n"
+                                        "    o[0] = buffer[0];\n"
+                                        "}\n"
+                                        "__global__ void j(int* o) {\n"
+                                        "    __shared__ int tile[warpSize];\n"
+                                        "    o[0] = tile[0];\n"
+                                        "}\n")})
+    assert lines(r, "blocks.hip") == {12: "RSM203"}

@@ -44,7 +44,7 @@ from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HA
 from rocm_spirv.migrate.source_checks.arch_macros import arch_names
 from rocm_spirv.migrate.source_checks.asm import INLINE_ASM
 from rocm_spirv.migrate.source_checks.topic import LineHook
-from rocm_spirv.migrate.source_checks.wave_size import CONSTEXPR_WARP, WAVE_SOURCE, WAVEFRONT
+from rocm_spirv.migrate.source_checks.wave_size import CONSTEXPR_WARP, LIBRARY_WARP, WAVE_SOURCE, WAVEFRONT
 
 MAX_NESTING = 1000  # #if groups open at once
 RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULES)
@@ -53,7 +53,7 @@ RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULE
 # matches, so a text lacking them cannot produce that rule's finding. Substring tests, as regex
 # searches over the whole text cost more than the line loop they would save.
 RULE_TOKENS = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
-               HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize",), INLINE_ASM: ("asm",),
+               HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize", *LIBRARY_WARP), INLINE_ASM: ("asm",),
                FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
 # build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A), configure-time wave sizes, wave-size aliases
 PROJECT_TOKENS = ("_GFX", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP")

@@ -61,6 +61,27 @@ LIBRARY_HEADERS: tuple[LibraryHeader, ...] = (
 )
 
 
+# A library's device wave size under a name of its own, a compile-time constant on a native target: used as
+# one (an array bound, a template argument) it is what `warpSize` so used is, RSM203. Not a preprocessor
+# fact (the macro expands to a constexpr function call), so read from the header, not asked of -dM:
+# PyTorch's `#define C10_WARP_SIZE (C10_WARP_SIZE_INTERNAL())`, whose __device__ overload returns 64 under
+# `__GFX9__` and 32 otherwise (32 under amdgcnspirv, wrong on every wave64 GPU; newer PyTorch returns the
+# run-time warpSize under __SPIRV__, and a compile-time use then does not compile).
+@dataclass(frozen=True)
+class WaveSizeName:
+    name: str
+    include: str  # the header that defines it, as an #include names it
+    upstream: str
+    commit: str
+    path: str
+    read: str  # how the definition was read (no local copy of a 4 GB repository to hash)
+
+
+WAVE_SIZE_NAMES: tuple[WaveSizeName, ...] = (
+    WaveSizeName("C10_WARP_SIZE", "c10/macros/Macros.h", "pytorch/pytorch", "c0af3789ea02dfd7d3999b69fb7b2c2ebfc95439",
+                 "torch/headeronly/macros/Macros.h", "the code index's copy at that commit (read_file)"),
+)
+
 
 def included(includes: tuple[str, ...]) -> dict[str, str]:
     """Per-arch macro -> the library header defining it, for a file with these #includes (as written)."""

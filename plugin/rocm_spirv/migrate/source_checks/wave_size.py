@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
 from rocm_spirv.migrate.pp import BUILD_WAVE_MACRO, BUILD_WAVE_TEST
+from rocm_spirv.migrate.source_checks.library_macros import WAVE_SIZE_NAMES
 from rocm_spirv.migrate.source_checks.topic import CONDITIONALS, SourceTopic, finding
 
 if TYPE_CHECKING:
@@ -32,15 +33,24 @@ WAVE_SOURCE = re.compile(r"warp_size\s*\(|wavefront_size\s*\(|\bwarpSize\b|\b__A
 # `template <int warpSize, typename T>` (AMReX's warp reductions): a template parameter of that name
 WARP_PARAM = re.compile(r"\btemplate\s*<[^<>;]*\b(?:int|unsigned|short|long|auto|size_t|std::size_t|[A-Za-z_]\w*_t)"
                         r"\s+warpSize\b")
+# HIP's warpSize, and a library's device wave size under its own name (library_macros.WAVE_SIZE_NAMES)
+LIBRARY_WARP = {w.name: w.include for w in WAVE_SIZE_NAMES}
+_WARP = r"(?:warpSize|" + "|".join(LIBRARY_WARP) + ")"
 CONSTEXPR_WARP = re.compile(
-    r"\bconstexpr\b[^;{]*=\s*[^;]*\bwarpSize\b"
-    r"|<[^<>;]*\bwarpSize\b[^<>;]*>"
+    rf"\bconstexpr\b[^;{{]*=\s*[^;]*\b{_WARP}\b"
+    # a template argument list, not `offset <= warpSize >> 1` (a comparison, then a shift)
+    rf"|<(?![<=])[^<>;]*\b{_WARP}\b[^<>;]*>(?!=|>\s*\d)"
     # an array bound: `[…warpSize…]` after a declarator (`float tile[`, `T* p[2][`), not a subscript
     # (`out[threadIdx.x / warpSize] = v`, `return data[warpSize - 1]`): a type word must come before the name
     r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
-    r"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\bwarpSize\b[^\[\];]*\]"
-    r"|\bstatic_assert\s*\([^;]*\bwarpSize\b"
-    r"|\bcase\s+[^:]*\bwarpSize\b")
+    rf"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\b{_WARP}\b[^\[\];]*\]"
+    rf"|\bstatic_assert\s*\([^;]*\b{_WARP}\b"
+    rf"|\bcase\s+[^:]*\b{_WARP}\b")
+WARP_NAME = re.compile(rf"\b{_WARP}\b")
+# `constexpr int warpSize = 64;` in a function (OpenMM, since ROCm 7 made HIP's warpSize a run-time value): a
+# local of that name, HIP's warpSize no more until its block closes
+WARP_LOCAL = re.compile(r"\b(?:constexpr|const)\s+(?:int|unsigned(?:\s+int)?|size_t|std::size_t|auto|u?int32_t)"
+                        r"\s+warpSize\s*[={]")
 CONSTEXPR_FN = re.compile(r"\bconstexpr\b[^;=(]*\(")  # a constexpr function's head: constexpr int f(
 RETURN_WARP = re.compile(r"\breturn\s+warpSize\s*;")
 WAVE_USE = "has no value under amdgcnspirv"
@@ -86,7 +96,10 @@ def warp_returned(path: str, no: int, m: re.Match[str], snippet: str, conds: tup
 
 
 def warp_constant(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:
-    return finding(RSM203, path, no, m.start() + 1, "warpSize used as a compile-time constant", WARP_FIX, snippet,
+    name = next((n for n in WARP_NAME.findall(m.group(0)) if n in LIBRARY_WARP), "warpSize")
+    what = "warpSize" if name == "warpSize" else \
+        f"{name} (<{LIBRARY_WARP[name]}>'s device wave size, a compile-time value per native target)"
+    return finding(RSM203, path, no, m.start() + 1, f"{what} used as a compile-time constant", WARP_FIX, snippet,
                    conds)
 
 
@@ -163,11 +176,18 @@ def warp_constants(scan: SourceScan) -> None:
     param = WARP_PARAM.search(line)
     if param:
         scan.warp_param = depth if "{" in line[param.end():] else -1
+    elif WARP_LOCAL.search(line) and scan.warp_param is None:
+        scan.warp_param = depth - 1 if depth > 0 else -2  # -2: at namespace scope, to the end of the file
     elif scan.warp_param == -1 and "{" in line:
         scan.warp_param = depth
     if scan.warp_param is None:
         for m in CONSTEXPR_WARP.finditer(line):
-            scan.add(warp_constant(scan.path, scan.no, m, scan.snippet, scan.conds))
+            f = warp_constant(scan.path, scan.no, m, scan.snippet, scan.conds)
+            library = frozenset(n for n in WARP_NAME.findall(m.group(0)) if n in LIBRARY_WARP)
+            if library and "warpSize" not in WARP_NAME.findall(m.group(0)):
+                # kept while no scanned file defines it (the library's own tree: its definition decides)
+                scan.report.needs[(f.line, f.column)] = ("build", library)
+            scan.add(f)
             break
     elif scan.warp_param >= 0 and depth + line.count("{") - line.count("}") <= scan.warp_param:
         scan.warp_param = None  # the template's body is closed
