@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rocm_spirv.migrate.source_checks.library_macros import LIBRARY_HEADERS, included, per_arch
+from rocm_spirv.migrate.source_checks.library_macros import LIBRARY_HEADERS, WAVE_SIZE_NAMES, included, per_arch
 
 CK_INCLUDE = os.environ.get("ROCM_SPIRV_TEST_CK_INCLUDE", "")
 
@@ -26,6 +26,9 @@ def test_the_table_is_pinned_sorted_and_names_project_macros() -> None:
     assert ck["CK_USE_AMD_V_DOT2_F32_F16"] == "ck/ck.hpp"
     assert "CK_USE_AMD_INLINE_ASM" not in ck  # 1 on every target: a configuration, not per-arch
     assert included(("hip/hip_runtime.h", "ckx/ck.hpp")) == {}
+    for w in WAVE_SIZE_NAMES:
+        assert re.fullmatch(r"[0-9a-f]{40}", w.commit) and re.fullmatch(r"[A-Z][A-Z0-9_]+", w.name)
+        assert "/" in w.upstream and w.path.endswith(".h") and w.read
 
 
 @pytest.mark.skipif(not CK_INCLUDE or shutil.which("clang-22") is None,
