@@ -1013,3 +1013,27 @@ def test_a_local_constexpr_named_warpsize_is_not_hips(tmp_path: Path) -> None:
                                         "    o[0] = tile[0];\n"
                                         "}\n")})
     assert lines(r, "blocks.hip") == {12: "RSM203"}
+
+
+# --- kinds blind batch 16 (rccl-tests, quda, exllamav2) showed; that batch is no longer held out ---------
+
+def test_a_wave_size_alias_as_a_compile_time_constant(tmp_path: Path) -> None:
+    """exllamav2 sizes shared memory with `#define NUM_WARPS (1024 / warpSize)`: a wave-size alias in an
+    array bound is RSM203, in the file that defines it and in a file that includes that one. A macro that is
+    no alias (BLOCK_THREADS) in the same place is nothing, and a configure-time wave size there stays RSM202."""
+    r = found(tmp_path, {
+        "norm.h": "#define NUM_WARPS (1024 / warpSize)\n#define BLOCK_THREADS 256\n",
+        "rms_norm.cu": ('#include "norm.h"\n'
+                        "__global__ void k(float* o) {\n"
+                        "  __shared__ float sums[NUM_WARPS];\n"
+                        "  __shared__ float tile[BLOCK_THREADS];\n"
+                        "  o[0] = sums[0] + tile[0];\n"
+                        "}\n"),
+        "layer_norm.cu": ("#define LN_WARPS (512 / warpSize)\n"
+                          "__global__ void k(float* o) {\n"
+                          "  __shared__ float sums[LN_WARPS];\n"
+                          "  constexpr int lanes = PROJ_WAVEFRONT_SIZE;\n"
+                          "  o[0] = sums[0] + lanes;\n"
+                          "}\n")})
+    assert lines(r, "rms_norm.cu") == {3: "RSM203"}
+    assert lines(r, "layer_norm.cu") == {3: "RSM203", 4: "RSM202"}

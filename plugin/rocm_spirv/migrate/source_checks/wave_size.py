@@ -47,6 +47,16 @@ CONSTEXPR_WARP = re.compile(
     rf"|\bstatic_assert\s*\([^;]*\b{_WARP}\b"
     rf"|\bcase\s+[^:]*\b{_WARP}\b")
 WARP_NAME = re.compile(rf"\b{_WARP}\b")
+# The same places holding a project macro: a wave-size alias (`#define NUM_WARPS (1024 / warpSize)`) there is
+# a compile-time wave size too, once the scan knows the macro is one (FileReport.needs "alias").
+_NAME = r"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]"
+ALIAS_CONSTANT = re.compile(
+    rf"\bconstexpr\b[^;{{]*=\s*[^;]*\b{_NAME}\b"
+    rf"|<(?![<=])[^<>;]*\b{_NAME}\b[^<>;]*>(?!=|>\s*\d)"
+    r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
+    rf"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\b{_NAME}\b[^\[\];]*\]"
+    rf"|\bstatic_assert\s*\([^;]*\b{_NAME}\b")
+UPPER_NAME = re.compile(rf"\b{_NAME}\b")
 # `constexpr int warpSize = 64;` in a function (OpenMM, since ROCm 7 made HIP's warpSize a run-time value): a
 # local of that name, HIP's warpSize no more until its block closes
 WARP_LOCAL = re.compile(r"\b(?:constexpr|const)\s+(?:int|unsigned(?:\s+int)?|size_t|std::size_t|auto|u?int32_t)"
@@ -147,8 +157,9 @@ def wave_in_code(scan: SourceScan) -> None:
 
 
 def alias_defaults(scan: SourceScan) -> None:
-    """A wave-size alias (defined by no source, or by one to the wave size) as a template argument's default:
-    kept once the scan knows every file's aliases (FileReport.needs)."""
+    """A wave-size alias (defined by no source, or by one to the wave size) as a template argument's default,
+    else in an array bound, a template argument, a constexpr or a static_assert: kept once the scan knows every
+    file's aliases (FileReport.needs)."""
     line, idx = scan.line, scan.idx
     if "WARP" in line or "WAVE" in line:
         alias_line = "template" in line or (idx > 0 and "template" in scan.lines[idx - 1])
@@ -156,7 +167,19 @@ def alias_defaults(scan: SourceScan) -> None:
             if m.group(1) not in scan.report.defines or m.group(1) in scan.report.wave_aliases:
                 scan.add(warp_alias_use(scan.path, scan.no, m.start(1) + 1, m.group(1), scan.snippet, scan.conds))
                 scan.report.needs[(scan.no, m.start(1) + 1)] = ("alias", frozenset({m.group(1)}))
-                break
+                return
+        for m in ALIAS_CONSTANT.finditer(line) if scan.warp_param is None else ():
+            # not LIBRARY_WARP (warp_constants) nor a configure-time wave size (RSM202, wave_in_code)
+            names = [n for n in UPPER_NAME.findall(m.group(0)) if n not in LIBRARY_WARP and
+                     not BUILD_WAVE_TEST.fullmatch(n) and (n not in scan.report.defines or n in scan.report.wave_aliases)]
+            names = [n for n in names if n in scan.report.wave_aliases] or names  # this file's aliases first
+            if names and not WARP_NAME.search(m.group(0)) and \
+                    not any(f.line == scan.no for f in scan.report.findings[-4:]):  # one construct a line
+                col = m.start() + m.group(0).find(names[0]) + 1
+                scan.add(finding(RSM203, scan.path, scan.no, col, f"{', '.join(names)}: a wave-size alias (a macro "
+                                 "on warpSize) used as a compile-time constant", WARP_FIX, scan.snippet, scan.conds))
+                scan.report.needs[(scan.no, col)] = ("alias", frozenset(names))
+                return
 
 
 def warp_constants(scan: SourceScan) -> None:
