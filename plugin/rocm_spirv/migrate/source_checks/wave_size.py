@@ -170,8 +170,9 @@ def alias_defaults(scan: SourceScan) -> None:
                 return
         for m in ALIAS_CONSTANT.finditer(line) if scan.warp_param is None else ():
             # not LIBRARY_WARP (warp_constants) nor a configure-time wave size (RSM202, wave_in_code)
-            names = [n for n in UPPER_NAME.findall(m.group(0)) if n not in LIBRARY_WARP and
-                     not BUILD_WAVE_TEST.fullmatch(n) and (n not in scan.report.defines or n in scan.report.wave_aliases)]
+            aliases, defines = scan.report.wave_aliases, scan.report.defines
+            names = [n for n in UPPER_NAME.findall(m.group(0)) if n not in LIBRARY_WARP
+                     and not BUILD_WAVE_TEST.fullmatch(n) and (n not in defines or n in aliases)]
             names = [n for n in names if n in scan.report.wave_aliases] or names  # this file's aliases first
             if names and not WARP_NAME.search(m.group(0)) and \
                     not any(f.line == scan.no for f in scan.report.findings[-4:]):  # one construct a line
