@@ -1037,3 +1037,21 @@ def test_a_wave_size_alias_as_a_compile_time_constant(tmp_path: Path) -> None:
                           "}\n")})
     assert lines(r, "rms_norm.cu") == {3: "RSM203"}
     assert lines(r, "layer_norm.cu") == {3: "RSM203", 4: "RSM202"}
+
+
+# --- kinds blind batch 17 (HPCTrainingExamples, AdaptiveCpp, hipFFT) showed; no longer held out ---------
+
+def test_a_lower_case_warp_size_alias_in_another_header(tmp_path: Path) -> None:
+    """AdaptiveCpp: `#define __acpp_warp_size warpSize` in one header, used in another as a template
+    argument and in `if constexpr`; a run-time use of it is nothing."""
+    r = found(tmp_path, {
+        "detail/thread_hierarchy.hpp": ("#if ACPP_HIP\n#define __acpp_warp_size warpSize\n#else\n"
+                                        "#define __acpp_warp_size 32\n#endif\n"),
+        "group_functions.hpp": ("template <typename T>\n"
+                                "__device__ T reduce(T x) {\n"
+                                "  __shared__ std::aligned_storage_t<sizeof(T) * 1024 / __acpp_warp_size, 8> s;\n"
+                                "  if constexpr (1024 % __acpp_warp_size == 0) { x += 1; }\n"
+                                "  const int warp_id = threadIdx.x / __acpp_warp_size;\n"
+                                "  return x + warp_id;\n"
+                                "}\n")})
+    assert lines(r, "group_functions.hpp") == {3: "RSM203", 4: "RSM203"}

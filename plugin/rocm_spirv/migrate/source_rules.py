@@ -56,7 +56,7 @@ RULE_TOKENS = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT
                HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize", *LIBRARY_WARP), INLINE_ASM: ("asm",),
                FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
 # build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A), configure-time wave sizes, wave-size aliases
-PROJECT_TOKENS = ("_GFX", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP")
+PROJECT_TOKENS = ("_GFX", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP", "warp_size")
 # a file that tells the CUDA side from HIP's may #define macros only the CUDA side sees (foreign_macros)
 PLATFORM_TOKENS = ("__CUDA_ARCH__", "__HIP_PLATFORM_", "__NVCC__")
 _CHEAP = (*(t for rx, ts in RULE_TOKENS.items() if rx is not FEATURE_BUILTIN for t in ts), *PROJECT_TOKENS,

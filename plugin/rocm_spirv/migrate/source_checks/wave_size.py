@@ -45,18 +45,22 @@ CONSTEXPR_WARP = re.compile(
     r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
     rf"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\b{_WARP}\b[^\[\];]*\]"
     rf"|\bstatic_assert\s*\([^;]*\b{_WARP}\b"
+    rf"|\bif\s+constexpr\s*\([^;{{]*\b{_WARP}\b"
     rf"|\bcase\s+[^:]*\b{_WARP}\b")
 WARP_NAME = re.compile(rf"\b{_WARP}\b")
 # The same places holding a project macro: a wave-size alias (`#define NUM_WARPS (1024 / warpSize)`) there is
 # a compile-time wave size too, once the scan knows the macro is one (FileReport.needs "alias").
-_NAME = r"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]"
+# NUM_WARPS, __acpp_warp_size: a macro name (this file's aliases, or one that says warp or wave)
+_NAME = r"[A-Za-z_]\w*"
 ALIAS_CONSTANT = re.compile(
     rf"\bconstexpr\b[^;{{]*=\s*[^;]*\b{_NAME}\b"
     rf"|<(?![<=])[^<>;]*\b{_NAME}\b[^<>;]*>(?!=|>\s*\d)"
     r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
     rf"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\b{_NAME}\b[^\[\];]*\]"
-    rf"|\bstatic_assert\s*\([^;]*\b{_NAME}\b")
-UPPER_NAME = re.compile(rf"\b{_NAME}\b")
+    rf"|\bstatic_assert\s*\([^;]*\b{_NAME}\b"
+    rf"|\bif\s+constexpr\s*\([^;{{]*\b{_NAME}\b")
+MACRO_NAME = re.compile(rf"\b{_NAME}\b")
+WAVE_WORD = re.compile(r"warp|wave", re.IGNORECASE)
 # `constexpr int warpSize = 64;` in a function (OpenMM, since ROCm 7 made HIP's warpSize a run-time value): a
 # local of that name, HIP's warpSize no more until its block closes
 WARP_LOCAL = re.compile(r"\b(?:constexpr|const)\s+(?:int|unsigned(?:\s+int)?|size_t|std::size_t|auto|u?int32_t)"
@@ -161,7 +165,7 @@ def alias_defaults(scan: SourceScan) -> None:
     else in an array bound, a template argument, a constexpr or a static_assert: kept once the scan knows every
     file's aliases (FileReport.needs)."""
     line, idx = scan.line, scan.idx
-    if "WARP" in line or "WAVE" in line:
+    if WAVE_WORD.search(line):
         alias_line = "template" in line or (idx > 0 and "template" in scan.lines[idx - 1])
         for m in (ALIAS_DEFAULT.finditer(line) if alias_line else ()):
             if m.group(1) not in scan.report.defines or m.group(1) in scan.report.wave_aliases:
@@ -171,8 +175,9 @@ def alias_defaults(scan: SourceScan) -> None:
         for m in ALIAS_CONSTANT.finditer(line) if scan.warp_param is None else ():
             # not LIBRARY_WARP (warp_constants) nor a configure-time wave size (RSM202, wave_in_code)
             aliases, defines = scan.report.wave_aliases, scan.report.defines
-            names = [n for n in UPPER_NAME.findall(m.group(0)) if n not in LIBRARY_WARP
-                     and not BUILD_WAVE_TEST.fullmatch(n) and (n not in defines or n in aliases)]
+            names = [n for n in dict.fromkeys(MACRO_NAME.findall(m.group(0))) if n in aliases or (
+                     n not in defines and n not in LIBRARY_WARP and WAVE_WORD.search(n) and n != "warpSize"
+                     and not BUILD_WAVE_TEST.fullmatch(n))]
             names = [n for n in names if n in scan.report.wave_aliases] or names  # this file's aliases first
             if names and not WARP_NAME.search(m.group(0)) and \
                     not any(f.line == scan.no for f in scan.report.findings[-4:]):  # one construct a line
