@@ -636,8 +636,9 @@ __global__ void k(float* o, const short2* a) {
 
 def test_an_if_on_a_macro_defined_as_an_arch_test_is_the_construct(tmp_path: Path) -> None:
     r = found(tmp_path, {"src/arch.cuh": ARCH_TEST_MACROS, "src/k.cu": ARCH_TEST_USER})
-    # the #if on the derived macro, not its #define; a macro it sets 1 (0 in its #else) is part of it
-    assert lines(r, "src/arch.cuh") == {6: "RSM201"}
+    # the #if on the derived macro, not its #define; a macro it sets 1 (0 in its #else) is part of it. The
+    # chain picks PROJ_LANES (64, else 32): a value chain, RSM207, at the same line
+    assert lines(r, "src/arch.cuh") == {6: "RSM207"}
     assert lines(r, "src/k.cu") == {2: "RSM201", 11: "RSM201"}
 
 
@@ -1055,3 +1056,20 @@ def test_a_lower_case_warp_size_alias_in_another_header(tmp_path: Path) -> None:
                                 "  return x + warp_id;\n"
                                 "}\n")})
     assert lines(r, "group_functions.hpp") == {3: "RSM203", 4: "RSM203"}
+
+
+# --- kinds blind batch 18 (mamba, ROCmValidationSuite, rocprofiler-compute) showed; no longer held out -------
+
+def test_a_chain_that_defines_one_value_per_branch_is_one_construct(tmp_path: Path) -> None:
+    """mamba picks WARP_THREADS from the wavefront macro, then from gfx names (64 or 32) in #elif after #elif:
+    one construct where the chain opens. Without the wavefront test the chain is one RSM207 there."""
+    chain = ("#elif defined(__gfx942__) || defined(__gfx90a__)\n#define WARP_THREADS 64\n"
+             "#elif defined(__gfx1100__)\n#define WARP_THREADS 32\n#else\n#define WARP_THREADS 64\n#endif\n")
+    r = found(tmp_path / "wave", {"scan.cuh": "#if defined(__AMDGCN_WAVEFRONT_SIZE)\n"
+                                              "#define WARP_THREADS __AMDGCN_WAVEFRONT_SIZE\n" + chain})
+    assert lines(r, "scan.cuh") == {1: "RSM202"}
+    r = found(tmp_path / "arch", {"scan.cuh": "#if defined(__gfx908__)\n#define WARP_THREADS 64\n" + chain})
+    assert lines(r, "scan.cuh") == {1: "RSM207"}
+    # one branch defining a feature flag stays the derived-macro RSM201
+    r = found(tmp_path / "flag", {"f.cuh": "#if defined(__gfx90a__)\n#define HAS_MFMA 1\n#endif\n"})
+    assert lines(r, "f.cuh") == {1: "RSM201"}

@@ -168,6 +168,8 @@ class Group:
     # An #elif-started value chain's one finding: its index, where it opens and the return; later #elif lines
     # add their macros to it.
     value_chain: tuple[int, Finding, Finding] | None = None
+    # macro -> the line of the branch that #defines it to a constant: a second branch doing so makes a value chain
+    defined_values: dict[str, int] = field(default_factory=dict)
     pending: int = -1  # index in FileReport.pending of the current branch's finding, if its defines may die
     valued: set[str] = field(default_factory=set)  # macros an undecided branch of the chain defines
 

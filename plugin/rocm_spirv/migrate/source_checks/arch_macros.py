@@ -36,6 +36,8 @@ RETURN_VALUE = re.compile(r"\breturn\s+" + _CONSTANT + r"\s*;")
 # or a compile-time constant defined to one: `static constexpr int WarpSize = 64;`
 CONSTANT_DEF = re.compile(r"\bconstexpr\b[^;=(){}]*?\b(?P<name>[A-Za-z_]\w*)\s*=\s*" + _CONSTANT + r"\s*;")
 
+ENUM_FIX = ("query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
+            "hipDeviceProp_t.gcnArchName on the host")
 ARCH_FIX = ("branch at JIT time: if (__builtin_amdgcn_processor_is(\"gfx90a\")) … (LLVM >= 23); or keep this kernel "
             "native with rocm_spirv_target(<t> OFFLOAD hybrid ARCHS gfx90a)")
 
@@ -83,9 +85,8 @@ def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, repor
     reported.add(len(stack))
     what = f"defines {m.group('name')} as a value" if "name" in m.groupdict() else "returns a value"
     return finding(RSM207, path, no, m.start() + 1,
-                   f"{what} chosen by an arch #if; under SPIR-V only the fallback is compiled",
-                   "query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
-                   "hipDeviceProp_t.gcnArchName on the host", snippet, conds)
+                   f"{what} chosen by an arch #if; under SPIR-V only the fallback is compiled", ENUM_FIX, snippet,
+                   conds)
 
 
 def helper_chain(chain: Finding, ret: Finding, macros: list[str]) -> Finding:
@@ -198,6 +199,35 @@ def helper_found(scan: SourceScan, g: Group, ret: Finding | None) -> None:
         scan.add(ret)
 
 
+DEFINED_VALUE = re.compile(r"^\(?\s*" + _CONSTANT + r"\s*\)?$")
+
+
+def helper_define(scan: SourceScan, d: Directive) -> None:
+    """`#define WARP_THREADS 64` in the branches of an arch chain picks one value, as a helper's return does
+    (mamba's wave-size chain): one construct. Where the chain opens with a finding of its own (a test of the
+    wavefront macro, RSM202), that one is the construct and the RSM201s of its #elif lines are part of it."""
+    stack = scan.stack
+    body = d.body.strip().strip("()").strip()
+    # a flag set to 1 here and 0 in the #else is a derived macro (undefined, as 0, under SPIR-V): RSM201's
+    if not stack or not d.name or not DEFINED_VALUE.match(body) or body in ("0", "1", "true", "false"):
+        return
+    g = stack[-1]
+    if not g.direct or g.helper or len(stack) in scan.enum_reported:
+        return
+    if g.defined_values.setdefault(d.name, g.line) == g.line:
+        return  # one branch defining a macro is a derived macro (RSM201 names it), not yet a choice of value
+    opened = g.opened[0]
+    if g.finding is None and any(f.line == opened for f in scan.report.findings):
+        scan.drop.update(g.elifs)
+        g.helper = True
+        return
+    scan.enum_reported.add(len(stack))
+    col = scan.snippet.find(d.name) + 1
+    helper_found(scan, g, finding(RSM207, scan.path, scan.no, max(col, 1), f"defines {d.name} as a value chosen by "
+                                  "an arch #if; under SPIR-V only the fallback is compiled", ENUM_FIX, scan.snippet,
+                                  scan.conds))
+
+
 def value_chain_branched(scan: SourceScan, d: Directive) -> None:
     """An #elif naming arch macros in a value chain (which is a helper's, so test_branched adds no RSM201): its
     macros join the chain's one finding."""
@@ -232,4 +262,4 @@ def helper_return_dead(scan: SourceScan) -> None:
 ARCH_TESTS = SourceTopic(rules=(RSM201,), opened=test_opened, branched=test_branched, closed=chain_closed,
                          line=uses_in_code, wanted=lambda scan: scan.can[ARCH_MACRO])
 HELPER_CHAINS = SourceTopic(rules=(RSM207,), branched=value_chain_branched, closed=level_closed,
-                            line=helper_return, dead=helper_return_dead)
+                            defined=helper_define, line=helper_return, dead=helper_return_dead)
