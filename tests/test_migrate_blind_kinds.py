@@ -1073,3 +1073,33 @@ def test_a_chain_that_defines_one_value_per_branch_is_one_construct(tmp_path: Pa
     # one branch defining a feature flag stays the derived-macro RSM201
     r = found(tmp_path / "flag", {"f.cuh": "#if defined(__gfx90a__)\n#define HAS_MFMA 1\n#endif\n"})
     assert lines(r, "f.cuh") == {1: "RSM201"}
+
+
+# --- kinds blind batch 19 (faiss, picongpu, HIPRT) showed; that batch is no longer held out --------------
+
+def test_a_project_constant_named_warpsize_in_an_included_header(tmp_path: Path) -> None:
+    """mallocMC declares `constexpr auto warpSize = __AMDGCN_WAVEFRONT_SIZE` (the RSM202) in its utils header:
+    files that include it mean that constant, not HIP's. A file that does not include it still means HIP's."""
+    r = found(tmp_path, {
+        "mallocMC/utils.hpp": "namespace mallocMC {\nconstexpr auto warpSize = __AMDGCN_WAVEFRONT_SIZE;\n}\n",
+        "mallocMC/policies/simd.hpp": ('#include "../utils.hpp"\n'
+                                       "__device__ void f() { __shared__ unsigned c[1024 / warpSize]; c[0] = 0; }\n"),
+        "other/k.hip": "__global__ void k() { __shared__ float t[warpSize]; t[0] = 0; }\n"})
+    assert lines(r, "mallocMC/utils.hpp") == {2: "RSM202"}
+    assert lines(r, "mallocMC/policies/simd.hpp") == {}
+    assert lines(r, "other/k.hip") == {1: "RSM203"}
+
+
+def test_s_getreg_reads_registers_that_differ_by_generation(tmp_path: Path) -> None:
+    """picongpu reads hwreg 4 (HW_ID, GFX9 and older) with a literal: RSM205. clr reads HW_ID, a macro its own
+    arch #if sets (23 on RDNA, 4 else): that #if is the construct."""
+    r = found(tmp_path, {"utils.hpp": ("__device__ unsigned smid() {\n"
+                                       "  return __builtin_amdgcn_s_getreg((4 << 0) | (0 << 6) | (3 << 11));\n"
+                                       "}\n"),
+                         "hip_smid.h": ("#if defined(__GFX10__) || defined(__GFX11__)\n#define HW_ID 23\n"
+                                        "#else\n#define HW_ID 4\n#endif\n"
+                                        "__device__ unsigned se() {\n"
+                                        "  return __builtin_amdgcn_s_getreg((HW_ID << 0) | (3 << 11));\n"
+                                        "}\n")})
+    assert lines(r, "utils.hpp") == {2: "RSM205"}
+    assert lines(r, "hip_smid.h") == {1: "RSM207"}

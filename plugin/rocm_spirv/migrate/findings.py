@@ -136,6 +136,9 @@ class FileReport:
     # macros the file defines only in branches no AMD device compile takes (the CUDA side of
     # `#ifdef __HIP_PLATFORM_AMD__`, `#if __CUDA_ARCH__ >= 530`): undefined for HIP unless another file defines them
     foreign_macros: set[str] = field(default_factory=set)
+    # the file declares a constant of its own named warpSize (mallocMC's `constexpr auto warpSize = …`): files
+    # that include it mean that one
+    declares_warp: bool = False
     arch_tests: set[str] = field(default_factory=set)  # macros whose #define body is an arch test
     includes: tuple[str, ...] = ()  # what it #includes, kept for files that define macros or have findings
     wave_aliases: set[str] = field(default_factory=set)

@@ -6,7 +6,7 @@ import hashlib
 import os
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -140,6 +140,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     need_reports: list[FileReport] = []  # sources with findings that hold only once every file is read
     graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]] = {}  # path -> arch, live, includes
     foreign: set[str] = set()  # macros a source defines only where no AMD device compile goes
+    warp_decls: set[str] = set()  # sources that declare a constant of their own named warpSize
     named: set[str] = set()  # macros defined, or named by a build file, anywhere else
     for rel, kind in walk(root, exclude):
         if kind == UNREADABLE:
@@ -189,8 +190,10 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 arch_tests |= report.arch_tests
                 if report.needs:
                     need_reports.append(report)
-                if report.includes or report.arch_macros:
+                if report.includes or report.arch_macros or report.declares_warp:
                     graph[rel] = (frozenset(report.arch_macros), frozenset(report.live_macros), report.includes)
+                if report.declares_warp:
+                    warp_decls.add(rel)
             if kind in ("cmake", "make"):
                 named |= set(BUILD_WORD.findall(text))  # -DPTX_AVAILABLE, target_compile_definitions(… X)
         except RecursionError as err:  # absurdly nested JSON, CMake or #if: data, not build logic
@@ -214,6 +217,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     _drop_arch_derived(result, derived)
     _drop_foreign(result, foreign - named - live_macros - arch_macros)
     _drop_include_derived(result, graph, derived)
+    _drop_project_warp(result, graph, warp_decls)
     if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
@@ -279,6 +283,21 @@ def _drop_include_derived(result: ScanResult, graph: dict[str, tuple[frozenset[s
     code (a CPU backend's own HAS_X): the include graph decides, not the whole scan."""
     if not graph:
         return
+    closure = _closures(graph)
+    for report in result.files:
+        if report.kind != "source" or not any(f.conditions for f in report.findings) or report.path not in graph:
+            continue
+        seen = closure(report.path)
+        arch = set().union(*(graph[p][0] for p in seen))
+        live = set().union(*(graph[p][1] for p in seen))
+        local = derived | (arch - live)
+        if local != derived:
+            report.findings[:] = [f for f in report.findings if source_rules.live_under(f.conditions, local)]
+    result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
+
+
+def _closures(graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]]) -> Callable[[str], set[str]]:
+    """The files a file reaches through the project's own #includes (itself included), bounded by MAX_CLOSURE."""
     by_suffix: dict[str, str] = {}
     for path in graph:
         parts = path.split("/")
@@ -289,21 +308,30 @@ def _drop_include_derived(result: ScanResult, graph: dict[str, tuple[frozenset[s
         local = posixpath.normpath(posixpath.join(posixpath.dirname(frm), inc))
         return local if local in graph else by_suffix.get(posixpath.normpath(inc))
 
-    for report in result.files:
-        if report.kind != "source" or not any(f.conditions for f in report.findings) or report.path not in graph:
-            continue
-        seen, todo = {report.path}, [report.path]
+    def closure(path: str) -> set[str]:
+        seen, todo = {path}, [path]
         while todo and len(seen) < MAX_CLOSURE:
             for inc in graph[todo.pop()][2]:
-                target = resolve(inc, report.path)
+                target = resolve(inc, path)
                 if target is not None and target not in seen:
                     seen.add(target)
                     todo.append(target)
-        arch = set().union(*(graph[p][0] for p in seen))
-        live = set().union(*(graph[p][1] for p in seen))
-        local = derived | (arch - live)
-        if local != derived:
-            report.findings[:] = [f for f in report.findings if source_rules.live_under(f.conditions, local)]
+        return seen
+    return closure
+
+
+def _drop_project_warp(result: ScanResult, graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]],
+                       decls: set[str]) -> None:
+    """A file that includes one declaring a constant of its own named warpSize (mallocMC's `constexpr auto
+    warpSize = __AMDGCN_WAVEFRONT_SIZE`, itself the RSM202) means that constant: no RSM203 of its uses."""
+    if not decls:
+        return
+    closure = _closures(graph)
+    for report in result.files:
+        if report.kind == "source" and report.path in graph and \
+                any(f.message == wave_size.WARP_CONSTANT for f in report.findings) and \
+                (closure(report.path) - {report.path}) & decls:
+            report.findings[:] = [f for f in report.findings if f.message != wave_size.WARP_CONSTANT]
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
 
 

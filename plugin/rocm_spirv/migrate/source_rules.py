@@ -540,7 +540,7 @@ def _settle(scan: SourceScan) -> None:
     report.live_macros -= {d.name for d in report.cond_defines} - scan.sure
     report.foreign_macros -= report.live_macros | report.arch_macros | {d.name for d in report.cond_defines}
     report.findings.sort(key=lambda f: (f.line, f.column))
-    if report.findings or report.arch_macros or report.live_macros:
+    if report.findings or report.arch_macros or report.live_macros or report.declares_warp:
         report.includes = tuple(INCLUDE.findall(scan.text))  # the include graph: derived macros of other headers
 
 

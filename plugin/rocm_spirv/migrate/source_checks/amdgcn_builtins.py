@@ -37,7 +37,9 @@ FEATURE_BUILTIN = re.compile(
     rf"|cvt_pk_(?!(?:{'|'.join(EVERY_TARGET_CVT_PK)})\b)\w+|s_sleep_var|ballot_w64|ballot_w32"
     # GFX6-GFX10.3 only (no s_memtime/s_memrealtime on GFX11+), GFX6-GFX9 only (buffer_wbinvl1)
     r"|s_memtime|s_memrealtime|buffer_wbinvl1\w*"
-    r"|s_waitcnt)\b")  # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12
+    # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12; s_getreg's hardware
+    # registers differ by generation (HW_ID up to GFX9, HW_ID1/HW_ID2 from GFX10)
+    r"|s_waitcnt|s_getreg)\b")
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_(\w+)\s*\)")
 # DPP controls that every target with DPP accepts (GFX8 on: all that ROCm and the SPIR-V JIT serve), checked
 # with LLVM 22's backend on gfx908, gfx942, gfx1100 and gfx1201: quad_perm (0x00-0xFF), row_shl, row_shr and
@@ -128,7 +130,11 @@ def dpp_control(lines: list[str], idx: int, start: int) -> int | None:
 
 def every_target(scan: SourceScan, m: re.Match[str]) -> bool:
     """A DPP builtin with a control every target has: no construct (`row_shr:1` is the same on gfx908 and
-    gfx1201); any other feature builtin, or a DPP control that is no literal, is target-specific."""
+    gfx1201); any other feature builtin, or a DPP control that is no literal, is target-specific. An s_getreg
+    whose register comes from a macro an arch #if derives (clr's HW_ID, 23 on RDNA, 4 else) is that #if's."""
+    if m.group(1) == "s_getreg":
+        args = " ".join(scan.lines[scan.idx:scan.idx + 2])[m.end():]
+        return any(n in scan.derived for n in re.findall(r"[A-Za-z_]\w*", args[:200]))
     if m.group(1) not in ("mov_dpp", "update_dpp"):
         return False
     ctrl = dpp_control(scan.lines, scan.idx, m.end())

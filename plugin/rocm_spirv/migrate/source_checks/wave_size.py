@@ -109,6 +109,9 @@ def warp_returned(path: str, no: int, m: re.Match[str], snippet: str, conds: tup
                    conds)
 
 
+WARP_CONSTANT = "warpSize used as a compile-time constant"
+
+
 def warp_constant(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:
     name = next((n for n in WARP_NAME.findall(m.group(0)) if n in LIBRARY_WARP), "warpSize")
     what = "warpSize" if name == "warpSize" else \
@@ -207,6 +210,7 @@ def warp_constants(scan: SourceScan) -> None:
         scan.warp_param = depth if "{" in line[param.end():] else -1
     elif WARP_LOCAL.search(line) and scan.warp_param is None:
         scan.warp_param = depth - 1 if depth > 0 else -2  # -2: at namespace scope, to the end of the file
+        scan.report.declares_warp = True
     elif scan.warp_param == -1 and "{" in line:
         scan.warp_param = depth
     if scan.warp_param is None:
