@@ -1103,3 +1103,24 @@ def test_s_getreg_reads_registers_that_differ_by_generation(tmp_path: Path) -> N
                                         "}\n")})
     assert lines(r, "utils.hpp") == {2: "RSM205"}
     assert lines(r, "hip_smid.h") == {1: "RSM207"}
+
+
+# --- kinds blind batch 20 (HeCBench, magma, amd-lab-notes) showed; that batch is no longer held out -----
+
+def test_tab_indented_assignments_outside_a_rule_are_make_lines(tmp_path: Path) -> None:
+    """magma indents `HIP_ARCH_ += gfx803` with tabs inside ifneq blocks: no rule precedes them, so make reads
+    them as assignments. A tab line after a rule's head stays a recipe. `--offload-arch=gfx$(gfx)` can only
+    name gfx targets. make.inc.<platform> examples are make files too."""
+    r = found(tmp_path, {
+        "Makefile": ("ifeq ($(BACKEND),hip)\n"
+                     "\tHIP_ARCH_ := $(GPU_TARGET)\n"
+                     "\tifneq ($(findstring fiji, $(GPU_TARGET)),)\n"
+                     "\t\tHIP_ARCH_ += gfx803\n"
+                     "\tendif\n"
+                     "\tTARGET_GFX = --offload-arch=gfx$(gfx)\n"
+                     "endif\n"
+                     "lib.o: lib.hip\n"
+                     "\tHIP_ARCH_ += gfx900 ; hipcc -c $< -o $@\n"),
+        "make.inc-examples/make.inc.hip-gcc": "GPU_TARGET ?= gfx908 gfx90a\n"})
+    assert lines(r, "Makefile") == {4: "RSM301", 6: "RSM302"}
+    assert lines(r, "make.inc-examples/make.inc.hip-gcc") == {1: "RSM301"}

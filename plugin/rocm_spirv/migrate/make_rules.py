@@ -17,6 +17,7 @@ ASSIGN = re.compile(r"^(?P<override>override\s+)?(?:export\s+)?(?P<var>[A-Za-z_]
                     r"(?P<op>\?=|::?=|:::=|\+=|!=|=)\s*(?P<value>.*)$")
 ARCH_FLAG = re.compile(r"(?:--offload-arch|--cuda-gpu-arch|--amdgpu-target|-mcpu)=(?P<value>\S+)")
 REF = re.compile(r"\$[({](?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[)}]")
+GFX_TEMPLATE = re.compile(r"^gfx\$[({]")  # --offload-arch=gfx$(gfx): only gfx names, never amdgcnspirv
 STEM = re.compile(r"^\$(?:\*|\(\*[DF]?\)|\{\*[DF]?\})$")  # $* $(*F): a pattern rule's stem
 
 RSM301 = Rule("RSM301", "make-arch-list", W, "a Makefile sets a per-arch target list",
@@ -37,12 +38,23 @@ class _Line:
     recipe: bool
 
 
+RULE_HEAD = re.compile(r"^[^\s#=:][^=#]*?:(?![=:])")  # `target: prereqs`, not `X := v` or `X ::= v`
+CONDITIONAL = re.compile(r"^\s*(?:ifeq|ifneq|ifdef|ifndef|else|endif)\b")
+
+
 def _logical_lines(text: str) -> list[_Line]:
+    """Logical lines, continuations joined. A tab-indented line is a recipe only after a rule's head: magma
+    indents `HIP_ARCH_ += gfx803` with tabs inside ifneq blocks, which make reads as assignments."""
     out: list[_Line] = []
     lines = text.splitlines()
     i = 0
+    in_rule = False
     while i < len(lines):
-        start, recipe = i, lines[i].startswith("\t")
+        raw = lines[i]
+        if not raw.startswith("\t") and raw.strip() and not raw.lstrip().startswith("#") and \
+                not CONDITIONAL.match(raw):
+            in_rule = RULE_HEAD.match(raw) is not None and ASSIGN.match(raw.strip()) is None
+        start, recipe = i, raw.startswith("\t") and in_rule
         buf = lines[i]
         while buf.endswith("\\") and i + 1 < len(lines):
             i += 1
@@ -93,8 +105,9 @@ def analyze(path: str, text: str) -> FileReport:
                              "--offload-arch=amdgcnspirv (or keep native objects for hybrid)",
                              Redirect.BUILD_FILE))
                 break
-            if GFX.search(value) and SPIRV_TARGET not in value:
-                add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} is hard-coded",
+            if (GFX.search(value) and SPIRV_TARGET not in value) or GFX_TEMPLATE.match(value):
+                what = "names only gfx targets" if GFX_TEMPLATE.match(value) else "is hard-coded"
+                add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} {what}",
                              "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES) with "
                              "HIP_ARCHITECTURES ?= gfx…), then `make HIP_ARCHITECTURES=amdgcnspirv`",
                              Redirect.BUILD_FILE))

@@ -8,7 +8,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile", "make.inc"})
 MAKEFILES_PREFIX = ("Makefile.", "makefile.")
 PRESETS = frozenset({"CMakePresets.json", "CMakeUserPresets.json"})
 SOURCE_SUFFIXES = frozenset({".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".c", ".h", ".hh", ".hpp",
@@ -20,8 +20,10 @@ def classify(name: str) -> str | None:
     """cmake, make, presets, source, or None for files the scan ignores."""
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return "cmake"
-    # Makefile.<name> (Makefile.kokkos, Makefile.common) and *.mk are make include files
-    if name in MAKEFILES or name.endswith(".mk") or (name.startswith(MAKEFILES_PREFIX) and len(name) > 9):
+    # Makefile.<name> (Makefile.kokkos, Makefile.common), *.mk and make.inc (magma's and LAPACK-style
+    # libraries' settings file, with make.inc.<platform> examples to copy) are make include files
+    if name in MAKEFILES or name.endswith(".mk") or (name.startswith(MAKEFILES_PREFIX) and len(name) > 9) or \
+            name.startswith("make.inc."):
         return "make"
     if name in PRESETS:
         return "presets"
