@@ -1124,3 +1124,16 @@ def test_tab_indented_assignments_outside_a_rule_are_make_lines(tmp_path: Path) 
         "make.inc-examples/make.inc.hip-gcc": "GPU_TARGET ?= gfx908 gfx90a\n"})
     assert lines(r, "Makefile") == {4: "RSM301", 6: "RSM302"}
     assert lines(r, "make.inc-examples/make.inc.hip-gcc") == {1: "RSM301"}
+
+
+# --- the kind blind batch 21 (Primus-Turbo, uccl, hipCollections) showed; no longer held out ------------
+
+def test_asm_behind_an_if_constexpr_on_the_same_line_is_no_asm_label(tmp_path: Path) -> None:
+    """Primus-Turbo reads accumulation registers with `if constexpr (N >= 1) asm volatile(...)`: the `)`
+    before the asm closes a condition, not a declarator (`int f(int) __asm("llvm.amdgcn.ubfe")` is a label)."""
+    r = found(tmp_path, {"register.cuh": ("template <int N> __device__ void read(unsigned* raw) {\n"
+                                          '  if constexpr (N >= 1) asm volatile("v_accvgpr_read_b32 %0, a[0]"'
+                                          ' : "=v"(raw[0]));\n'
+                                          "}\n"
+                                          'int ubfe(int) __asm("llvm.amdgcn.ubfe");\n')})
+    assert lines(r, "register.cuh") == {2: "RSM204"}

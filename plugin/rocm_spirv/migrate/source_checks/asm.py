@@ -41,6 +41,8 @@ FOREIGN_ASM = re.compile(_INSN + r"(?:[a-z][a-z0-9_]*\.[a-z0-9]|\.reg\s+\.[a-z])
 EMPTY_ASM = re.compile(r'\(\s*""\s*(?:\)|:\s*(?:\)|:))')
 
 TEMPLATE_MACRO = re.compile(r"\s*\w+(?:\s+\w+)*\s*\(\s*([A-Za-z_]\w*)\s*\"")  # asm volatile(NAME "…"
+# `if constexpr (N >= 1) asm volatile(…)` (Primus-Turbo): the `)` closes a condition, not a declarator
+CONTROL_HEAD = re.compile(r"\b(?:if|while|for|switch)\s*(?:constexpr\s*)?\(.*\)\s*$")
 MACRO_HEAD = re.compile(r"^\s*#\s*define\s+\w+\([^()]*\)\s*$")
 
 
@@ -75,7 +77,8 @@ def asm_label(line: str, start: int, raw: str, end: int) -> bool:
     """`int f(int) __asm("llvm.amdgcn.ubfe");` names the symbol of a declaration: no assembly is emitted.
     (`#define OP(op, x) asm volatile(#op …)`: the `)` closes the macro's parameters, not a declarator.)"""
     head = line[:start]
-    return (head.rstrip().endswith(")") and not MACRO_HEAD.match(head)) or raw[end:].lstrip().startswith('"llvm.')
+    return (head.rstrip().endswith(")") and not MACRO_HEAD.match(head) and not CONTROL_HEAD.search(head)) or \
+        raw[end:].lstrip().startswith('"llvm.')
 
 
 def asm_in_macro(path: str, first: int, last: int, lines: list[str], raw_lines: list[str], name: str,
