@@ -1137,3 +1137,26 @@ def test_asm_behind_an_if_constexpr_on_the_same_line_is_no_asm_label(tmp_path: P
                                           "}\n"
                                           'int ubfe(int) __asm("llvm.amdgcn.ubfe");\n')})
     assert lines(r, "register.cuh") == {2: "RSM204"}
+
+
+# --- kinds blind batch 22 (mlx, torchcomms, llm.c-amd) showed; that batch is no longer held out ---------
+
+def test_a_make_chain_on_gfx_names_and_an_autodetected_list(tmp_path: Path) -> None:
+    """llm.c: AMDGPU_TARGETS defaults to amdgpu-arch's answer; an ifneq/else ifneq chain narrows it to one
+    gfx name and sets WAVEFRONTSIZE64 for the wave64 ones (one construct where it opens); the source's
+    `#ifdef WAVEFRONTSIZE64` picks WARP_SIZE (one RSM202)."""
+    r = found(tmp_path, {
+        "Makefile": ("AMDGPU_TARGETS ?= $(shell $(ROCM_PATH)/llvm/bin/amdgpu-arch)\n"
+                     "ifneq ($(filter gfx1100,$(AMDGPU_TARGETS)),)\n"
+                     "  AMDGPU_TARGETS := gfx1100\n"
+                     "else ifneq ($(filter gfx90a,$(AMDGPU_TARGETS)),)\n"
+                     "  WAVEFRONTSIZE64 ?= 1\n"
+                     "  AMDGPU_TARGETS := gfx90a\n"
+                     "endif\n"
+                     "HIPCC_FLAGS += $(addprefix --offload-arch=,$(AMDGPU_TARGETS))\n"
+                     "ifdef WAVEFRONTSIZE64\n"
+                     "  HIPCC_FLAGS += -DWAVEFRONTSIZE64 -mwavefrontsize64\n"
+                     "endif\n"),
+        "llmc/cuda_common.h": "#ifdef WAVEFRONTSIZE64\n#define WARP_SIZE 64U\n#else\n#define WARP_SIZE 32U\n#endif\n"})
+    assert lines(r, "Makefile") == {1: "RSM301", 2: "RSM301"}
+    assert lines(r, "llmc/cuda_common.h") == {1: "RSM202"}

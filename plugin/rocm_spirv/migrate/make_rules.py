@@ -66,6 +66,19 @@ def _logical_lines(text: str) -> list[_Line]:
     return out
 
 
+MAKE_CONDITIONAL = re.compile(r"^\s*(?P<word>ifeq|ifneq|ifdef|ifndef|else|endif)\b(?P<rest>.*)$")
+# a test of gfx names: `ifneq ($(filter gfx1100,$(AMDGPU_TARGETS)),)`, `ifeq ($(GPU),gfx90a)`
+GFX_TEST = re.compile(r"^\s*(?:ifeq|ifneq)?\s*[(\"'].*\bgfx[0-9]", re.IGNORECASE)
+# tools that list the build machine's GPUs
+DETECT = re.compile(r"\b(?:amdgpu-arch|amdgpu-offload-arch|rocm_agent_enumerator|rocminfo)\b")
+
+
+def _arch_branch(path: str, line: _Line) -> Finding:
+    return _finding(path, RSM301, line, 1, "a make conditional branches on gfx names (one chain, one "
+                    "construct): under SPIR-V the list holds amdgcnspirv and no branch matches",
+                    "give the chain an amdgcnspirv branch (or keep this build native)", Redirect.BUILD_FILE)
+
+
 def _finding(path: str, rule: Rule, line: _Line, col: int, message: str, fix: str, redirect: Redirect) -> Finding:
     return Finding(rule, path, line.no, col, message, fix, redirect, False, line.text.strip()[:120])
 
@@ -76,7 +89,30 @@ def analyze(path: str, text: str) -> FileReport:
         return report
     lists: set[str] = set()  # variables set to arch names here: flags built from them are theirs
     add = report.findings.append
+    # make conditionals open here, innermost last: True where the chain tests gfx names (its one finding is
+    # made; what its branches assign is part of it)
+    chains: list[bool] = []
     for line in _logical_lines(text):
+        word = None if line.recipe else MAKE_CONDITIONAL.match(line.text)
+        if word is not None:
+            kind, rest = word.group("word"), word.group("rest")
+            if kind == "endif":
+                if chains:
+                    chains.pop()
+                continue
+            if kind == "else":
+                rest = rest.strip()
+                if chains and not chains[-1] and GFX_TEST.search(rest):
+                    chains[-1] = True  # `else ifneq ($(filter gfx906,…),)`: the chain tests arch names from here
+                    add(_arch_branch(path, line))
+                continue
+            arch = kind in ("ifeq", "ifneq") and GFX_TEST.search(rest) is not None
+            if arch and not any(chains):
+                add(_arch_branch(path, line))
+            chains.append(arch)
+            continue
+        if any(chains):
+            continue  # inside a chain that tests gfx names: its assignments and flags are that construct
         m = None if line.recipe else ASSIGN.match(line.text.strip())
         if m is not None:
             var, op, value = m.group("var"), m.group("op"), m.group("value")
@@ -84,6 +120,12 @@ def analyze(path: str, text: str) -> FileReport:
             items = [i for i in re.split(r"[\s;,]+", value) if i]
             gfx = [i for i in items if GFX.search(i)]
             names_only = all(ARCH_ITEM.match(i) for i in items)
+            if not gfx and var in MAKE_LIST_VARS and (tool := DETECT.search(value)) is not None:
+                lists.add(var)
+                add(_finding(path, RSM301, line, 1, f"{var} {op} the GPUs of the build machine "
+                             f"({tool.group(0)}): native targets", f"build with `make "
+                             f"{var}=amdgcnspirv`; --apply leaves Makefiles alone", Redirect.MAKE_VARIABLE))
+                continue
             if gfx and (names_only or (var in MAKE_LIST_VARS and not ARCH_FLAG.search(value))):
                 lists.add(var)
                 if m.group("override"):

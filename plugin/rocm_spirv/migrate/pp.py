@@ -46,7 +46,9 @@ BUILD_ARCH_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_GFX[0-9]{1,4}[A-
 # for SPIR-V.
 BUILD_WAVE_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_WAVE(?:FRONT)?_?SIZE\b")
 # In an #if, a project's warp size too (HYPRE_WARP_SIZE, from its configure's HYPRE_config.h).
-BUILD_WAVE_TEST = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:WAVE(?:FRONT)?|WARP)_?SIZE\b")
+# Or a switch naming one wave size (llm.c's `#ifdef WAVEFRONTSIZE64`, which its Makefile passes for gfx9 targets).
+BUILD_WAVE_TEST = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:WAVE(?:FRONT)?|WARP)_?SIZE\b"
+                             r"|\b(?:[A-Z][A-Z0-9]*_)*WAVE(?:FRONT)?_?SIZE_?(?:32|64)\b")
 
 # One target per family ROCm supports (GFX9 to GFX12), with the macros clang defines for it: an arch test
 # with the same answer on each and under SPIR-V (`!defined(__GFX6__) && !defined(__GFX7__)`) is no per-arch
