@@ -41,6 +41,7 @@ _ARCH_NAME = re.compile(r"^__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__$")
 
 # Per-arch macros a project's build defines from its target list (KOKKOS_ARCH_AMD_GFX90A, PROJ_ARCH_GFX942):
 # undefined for amdgcnspirv, where no gfx target is chosen. Only when no scanned source #defines them.
+IDENT = re.compile(r"[A-Za-z_]\w*")  # a C identifier (a macro name in a condition or a body)
 BUILD_ARCH_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_GFX[0-9]{1,4}[A-Z0-9_]*\b")
 # A project's configure-time copy of the wave size (PROJ_AMDGCN_WAVEFRONT_SIZE, RAJA_HIP_WAVESIZE): no value
 # for SPIR-V.

@@ -14,6 +14,7 @@ from rocm_spirv.fsutil import NotRegularFile, read_regular_stat
 from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding, ScanResult
+from rocm_spirv.migrate.pp import IDENT
 from rocm_spirv.migrate.source_checks import arch_macros, wave_size
 from rocm_spirv.migrate.walk import UNREADABLE, walk
 
@@ -233,7 +234,7 @@ def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> s
     for d in cond_defines:
         by_name.setdefault(d.name, []).append(d)
     # a branch can only turn dead through a derived macro it tests: a set test before evaluating
-    tests = {name: [set(source_rules.IDENT.findall(" ".join(d.conditions))) for d in defs]
+    tests = {name: [set(IDENT.findall(" ".join(d.conditions))) for d in defs]
              for name, defs in by_name.items()}
     derived = arch - live - by_name.keys()
     while True:

@@ -20,6 +20,7 @@ from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding
 from rocm_spirv.migrate.pp import (
     ARCH_MACRO,
     BUILD_ARCH_MACRO,
+    IDENT,
     Value,
     arch_dependent,
     directive_condition,
@@ -128,7 +129,6 @@ DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__)(?!\w)|(?m:" + PROJEC
 INERT_ASSERT = re.compile(r"^\s*static_assert\s*\(\s*(?:false|0)\s*,")
 DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
-IDENT = re.compile(r"[A-Za-z_]\w*")
 STRING_DEFINE = re.compile(r'^\s*#\s*define\s+([A-Za-z_]\w*)\s+("(?:[^"\\\n]|\\.)*")\s*(?://.*)?$')
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
@@ -232,6 +232,7 @@ class SourceScan:
     # their guards) only when the pattern matches somewhere.
     feature: bool = field(init=False)
     derived: set[str] = field(init=False)  # arch_derived and the macros this file defines from arch macros
+    includes: tuple[str, ...] = field(init=False)  # what the file #includes, as written
     library: dict[str, str] = field(init=False)  # per-arch macro -> the included library header defining it
     # macros #defined (in any branch) to one string literal, raw: an asm template may start with one
     # (`asm volatile(LD_NC_FUNC ".s32 %0, [%1];" …)`, LD_NC_FUNC "ld.global.nc…"), judged with its text
@@ -284,7 +285,8 @@ class SourceScan:
         self.directives = _directives(self.lines) if "#" in stripped else {}
         self.visible = device_visible(self.path, self.text)
         report.defines = set(DEFINE_NAME.findall(stripped)) if "define" in stripped else set()
-        self.library = library_macros.included(tuple(INCLUDE.findall(self.text))) if "include" in stripped else {}
+        self.includes = tuple(INCLUDE.findall(self.text)) if "include" in self.text else ()
+        self.library = library_macros.included(self.includes) if "include" in stripped else {}
         self.line_hooks = [t.line for t in TOPICS if t.line is not None and (t.wanted is None or t.wanted(self))]
 
     # -- what a condition means here -----------------------------------------------------------
@@ -541,7 +543,7 @@ def _settle(scan: SourceScan) -> None:
     report.foreign_macros -= report.live_macros | report.arch_macros | {d.name for d in report.cond_defines}
     report.findings.sort(key=lambda f: (f.line, f.column))
     if report.findings or report.arch_macros or report.live_macros or report.declares_warp:
-        report.includes = tuple(INCLUDE.findall(scan.text))  # the include graph: derived macros of other headers
+        report.includes = scan.includes  # the include graph: derived macros of other headers
 
 
 def _indent(line: str) -> int:

@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule, W
+from rocm_spirv.migrate.pp import IDENT
 from rocm_spirv.migrate.source_checks.builtin_table import EVERY_TARGET
 from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
 
@@ -134,7 +135,7 @@ def every_target(scan: SourceScan, m: re.Match[str]) -> bool:
     whose register comes from a macro an arch #if derives (clr's HW_ID, 23 on RDNA, 4 else) is that #if's."""
     if m.group(1) == "s_getreg":
         args = " ".join(scan.lines[scan.idx:scan.idx + 2])[m.end():]
-        return any(n in scan.derived for n in re.findall(r"[A-Za-z_]\w*", args[:200]))
+        return any(n in scan.derived for n in IDENT.findall(args[:200]))
     if m.group(1) not in ("mov_dpp", "update_dpp"):
         return False
     ctrl = dpp_control(scan.lines, scan.idx, m.end())

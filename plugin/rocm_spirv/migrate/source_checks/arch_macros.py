@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
-from rocm_spirv.migrate.pp import ARCH_MACRO, lookup_device
+from rocm_spirv.migrate.pp import ARCH_MACRO, IDENT, lookup_device
 from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
 
 if TYPE_CHECKING:
@@ -98,7 +98,6 @@ def helper_chain(chain: Finding, ret: Finding, macros: list[str]) -> Finding:
                            "amdgcnspirv: only the fallback is compiled")
 
 
-IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 def tested_elsewhere(f: Finding, tests: Collection[str]) -> Finding:
@@ -199,7 +198,7 @@ def helper_found(scan: SourceScan, g: Group, ret: Finding | None) -> None:
         scan.add(ret)
 
 
-DEFINED_VALUE = re.compile(r"^\(?\s*" + _CONSTANT + r"\s*\)?$")
+DEFINED_VALUE = re.compile(_CONSTANT)  # fullmatch on a body stripped of its parentheses
 
 
 def helper_define(scan: SourceScan, d: Directive) -> None:
@@ -209,7 +208,7 @@ def helper_define(scan: SourceScan, d: Directive) -> None:
     stack = scan.stack
     body = d.body.strip().strip("()").strip()
     # a flag set to 1 here and 0 in the #else is a derived macro (undefined, as 0, under SPIR-V): RSM201's
-    if not stack or not d.name or not DEFINED_VALUE.match(body) or body in ("0", "1", "true", "false"):
+    if not stack or not d.name or not DEFINED_VALUE.fullmatch(body) or body in ("0", "1", "true", "false"):
         return
     g = stack[-1]
     if not g.direct or g.helper or len(stack) in scan.enum_reported:

@@ -36,29 +36,31 @@ WARP_PARAM = re.compile(r"\btemplate\s*<[^<>;]*\b(?:int|unsigned|short|long|auto
 # HIP's warpSize, and a library's device wave size under its own name (library_macros.WAVE_SIZE_NAMES)
 LIBRARY_WARP = {w.name: w.include for w in WAVE_SIZE_NAMES}
 _WARP = r"(?:warpSize|" + "|".join(LIBRARY_WARP) + ")"
-CONSTEXPR_WARP = re.compile(
-    rf"\bconstexpr\b[^;{{]*=\s*[^;]*\b{_WARP}\b"
-    # a template argument list, not `offset <= warpSize >> 1` (a comparison, then a shift)
-    rf"|<(?![<=])[^<>;]*\b{_WARP}\b[^<>;]*>(?!=|>\s*\d)"
-    # an array bound: `[…warpSize…]` after a declarator (`float tile[`, `T* p[2][`), not a subscript
-    # (`out[threadIdx.x / warpSize] = v`, `return data[warpSize - 1]`): a type word must come before the name
-    r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
-    rf"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\b{_WARP}\b[^\[\];]*\]"
-    rf"|\bstatic_assert\s*\([^;]*\b{_WARP}\b"
-    rf"|\bif\s+constexpr\s*\([^;{{]*\b{_WARP}\b"
-    rf"|\bcase\s+[^:]*\b{_WARP}\b")
+
+
+def _constant_places(name: str, case: bool) -> re.Pattern[str]:
+    """Where a name (a regex) must be a compile-time constant: a constexpr's value, a template argument list, an
+    array bound, a static_assert, an if constexpr and, with case, a case label."""
+    return re.compile(
+        rf"\bconstexpr\b[^;{{]*=\s*[^;]*\b{name}\b"
+        # a template argument list, not `offset <= warpSize >> 1` (a comparison, then a shift)
+        rf"|<(?![<=])[^<>;]*\b{name}\b[^<>;]*>(?!=|>\s*\d)"
+        # an array bound: `[…warpSize…]` after a declarator (`float tile[`, `T* p[2][`), not a subscript
+        # (`out[threadIdx.x / warpSize] = v`, `return data[warpSize - 1]`): a type word must come before the name
+        r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
+        rf"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\b{name}\b[^\[\];]*\]"
+        rf"|\bstatic_assert\s*\([^;]*\b{name}\b"
+        rf"|\bif\s+constexpr\s*\([^;{{]*\b{name}\b"
+        + (rf"|\bcase\s+[^:]*\b{name}\b" if case else ""))
+
+
+CONSTEXPR_WARP = _constant_places(_WARP, case=True)
 WARP_NAME = re.compile(rf"\b{_WARP}\b")
 # The same places holding a project macro: a wave-size alias (`#define NUM_WARPS (1024 / warpSize)`) there is
 # a compile-time wave size too, once the scan knows the macro is one (FileReport.needs "alias").
 # NUM_WARPS, __acpp_warp_size: a macro name (this file's aliases, or one that says warp or wave)
 _NAME = r"[A-Za-z_]\w*"
-ALIAS_CONSTANT = re.compile(
-    rf"\bconstexpr\b[^;{{]*=\s*[^;]*\b{_NAME}\b"
-    rf"|<(?![<=])[^<>;]*\b{_NAME}\b[^<>;]*>(?!=|>\s*\d)"
-    r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
-    rf"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\b{_NAME}\b[^\[\];]*\]"
-    rf"|\bstatic_assert\s*\([^;]*\b{_NAME}\b"
-    rf"|\bif\s+constexpr\s*\([^;{{]*\b{_NAME}\b")
+ALIAS_CONSTANT = _constant_places(_NAME, case=False)
 MACRO_NAME = re.compile(rf"\b{_NAME}\b")
 WAVE_WORD = re.compile(r"warp|wave", re.IGNORECASE)
 # `constexpr int warpSize = 64;` in a function (OpenMM, since ROCm 7 made HIP's warpSize a run-time value): a
@@ -181,7 +183,7 @@ def alias_defaults(scan: SourceScan) -> None:
             names = [n for n in dict.fromkeys(MACRO_NAME.findall(m.group(0))) if n in aliases or (
                      n not in defines and n not in LIBRARY_WARP and WAVE_WORD.search(n) and n != "warpSize"
                      and not BUILD_WAVE_TEST.fullmatch(n))]
-            names = [n for n in names if n in scan.report.wave_aliases] or names  # this file's aliases first
+            names = [n for n in names if n in aliases] or names  # this file's aliases first
             if names and not WARP_NAME.search(m.group(0)) and \
                     not any(f.line == scan.no for f in scan.report.findings[-4:]):  # one construct a line
                 col = m.start() + m.group(0).find(names[0]) + 1
@@ -216,8 +218,9 @@ def warp_constants(scan: SourceScan) -> None:
     if scan.warp_param is None:
         for m in CONSTEXPR_WARP.finditer(line):
             f = warp_constant(scan.path, scan.no, m, scan.snippet, scan.conds)
-            library = frozenset(n for n in WARP_NAME.findall(m.group(0)) if n in LIBRARY_WARP)
-            if library and "warpSize" not in WARP_NAME.findall(m.group(0)):
+            named = WARP_NAME.findall(m.group(0))
+            library = frozenset(n for n in named if n in LIBRARY_WARP)
+            if library and "warpSize" not in named:
                 # kept while no scanned file defines it (the library's own tree: its definition decides)
                 scan.report.needs[(f.line, f.column)] = ("build", library)
             scan.add(f)
