@@ -1160,3 +1160,90 @@ def test_a_make_chain_on_gfx_names_and_an_autodetected_list(tmp_path: Path) -> N
         "llmc/cuda_common.h": "#ifdef WAVEFRONTSIZE64\n#define WARP_SIZE 64U\n#else\n#define WARP_SIZE 32U\n#endif\n"})
     assert lines(r, "Makefile") == {1: "RSM301", 2: "RSM301"}
     assert lines(r, "llmc/cuda_common.h") == {1: "RSM202"}
+
+
+# --- kinds blind batch 23 (flashinfer-rocm, hip-ep, rocm-xio) showed; that batch is no longer held out ------
+
+def test_hips_own_fp8_macros_are_per_arch(tmp_path: Path) -> None:
+    """flashinfer tests HIP_FP8_CVT_FAST_PATH and HIP_FP8_TYPE_FNUZ, which HIP's amd_hip_fp8.h (reached from
+    <hip/hip_fp8.h>, not from hip_runtime.h) defines per GPU: each #if is an arch test. Without that include
+    they are the project's unknown macros and decide nothing."""
+    src = ("#include <hip/hip_fp8.h>\n"
+           "__device__ float cvt(unsigned char x) {\n"
+           "#if HIP_FP8_CVT_FAST_PATH && !HIP_FP8_TYPE_FNUZ\n"
+           "  return soft(x);\n"
+           "#else\n"
+           "  return hard(x);\n"
+           "#endif\n"
+           "}\n")
+    assert lines(found(tmp_path / "a", {"vec.h": src}), "vec.h") == {3: "RSM201"}
+    plain = src.replace("<hip/hip_fp8.h>", "<hip/hip_runtime.h>")
+    assert lines(found(tmp_path / "b", {"vec.h": plain}), "vec.h") == {}
+
+
+def test_a_builtin_stubbed_under_a_has_builtin_test_is_that_tests(tmp_path: Path) -> None:
+    """hip-ep defines the WMMA builtin's name as a trap stub where `__has_builtin` says it is absent: the test
+    is the construct (RSM206, always true under SPIR-V); the calls are the macro on the targets lacking it.
+    A file that only calls the builtin still gets its RSM205."""
+    stub = ("#if !defined(__has_builtin) || \\\n"
+            "    !__has_builtin(__builtin_amdgcn_wmma_f32_16x16x16_f16_w32)\n"
+            "static __device__ float8 unavailable(half16, half16, float8 c) { __builtin_trap(); return c; }\n"
+            "#define __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, b, c) unavailable((a), (b), (c))\n"
+            "#endif\n"
+            "__global__ void k(half16 a, float8* c) {\n"
+            "  *c = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, a, *c);\n"
+            "}\n")
+    r = found(tmp_path, {"gemm.hip": stub,
+                         "other.hip": "__global__ void k(half16 a, float8* c) {\n"
+                                      "  *c = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, a, *c);\n}\n"})
+    assert lines(r, "gemm.hip") == {1: "RSM206"}
+    assert lines(r, "other.hip") == {2: "RSM205"}
+
+
+def test_a_property_from_the_projects_own_list_and_its_own_hip_add_library(tmp_path: Path) -> None:
+    """hip-ep: HIP_ARCHITECTURES is the project's own cache option (empty by default, no toolchain file sets
+    it), so a target property copied from it pins the target (RSM102), while the empty default is no
+    construct; hip_add_library is the project's function on the HIP language, not FindHIP's (no RSM110).
+    A property copied from CMAKE_HIP_ARCHITECTURES follows the toolchain's list (handled)."""
+    r = found(tmp_path, {
+        "cmake/hip_utils.cmake": (
+            'set(HIP_ARCHITECTURES "" CACHE STRING "Target GPU architectures (e.g., gfx1100;gfx1102)")\n'
+            "function(hip_add_library TARGET_NAME)\n"
+            "  add_library(${TARGET_NAME} ${ARGN})\n"
+            "  set_source_files_properties(${ARGN} PROPERTIES LANGUAGE HIP)\n"
+            "  if(HIP_ARCHITECTURES)\n"
+            "    set_target_properties(${TARGET_NAME} PROPERTIES\n"
+            '      HIP_ARCHITECTURES "${HIP_ARCHITECTURES}")\n'
+            "  endif()\n"
+            "endfunction()\n"),
+        "CMakeLists.txt": ("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+                           "include(cmake/hip_utils.cmake)\n"
+                           "hip_add_library(kernels k.hip)\n"
+                           "add_library(other o.hip)\n"
+                           'set_target_properties(other PROPERTIES HIP_ARCHITECTURES "${CMAKE_HIP_ARCHITECTURES}")\n')})
+    rules = {(p, line): rule for p, line, rule in r}
+    assert rules.get(("cmake/hip_utils.cmake", 6)) == "RSM102"
+    assert ("cmake/hip_utils.cmake", 1) not in rules
+    assert ("CMakeLists.txt", 4) not in rules
+    handled = {(f.path, f.line): f.handled for f in scan(tmp_path).result.findings if f.rule.id == "RSM102"}
+    assert handled == {("cmake/hip_utils.cmake", 6): False, ("CMakeLists.txt", 6): True}
+
+
+def test_a_user_option_copied_before_project_and_a_list_only_searched(tmp_path: Path) -> None:
+    """rocm-xio: `if(OFFLOAD_ARCH) set(CMAKE_HIP_ARCHITECTURES "${OFFLOAD_ARCH}" CACHE … FORCE)` copies the
+    user's option (empty default) only when given; `set(_OSS7 "gfx950")` is only searched with list(FIND …),
+    whose test is the construct (once, at the list(FIND))."""
+    r = found(tmp_path, {"CMakeLists.txt": (
+        "cmake_minimum_required(VERSION 3.21)\n"
+        'set(OFFLOAD_ARCH "" CACHE STRING "GPU architecture (e.g., gfx942:xnack+)")\n'
+        "if(OFFLOAD_ARCH)\n"
+        '  set(CMAKE_HIP_ARCHITECTURES "${OFFLOAD_ARCH}" CACHE STRING "" FORCE)\n'
+        "endif()\n"
+        "project(x LANGUAGES CXX HIP)\n"
+        'set(_OSS7 "gfx950")\n'
+        'string(REGEX MATCH "gfx[0-9a-f]+" _BARE "${OFFLOAD_ARCH}")\n'
+        'list(FIND _OSS7 "${_BARE}" _IDX)\n'
+        "if(_IDX GREATER_EQUAL 0)\n  add_compile_definitions(OSS7=1)\nendif()\n")})
+    got = lines(r, "CMakeLists.txt")
+    assert 4 not in got and 7 not in got
+    assert 9 in got

@@ -13,19 +13,23 @@ import pytest
 from rocm_spirv.migrate.source_checks.library_macros import LIBRARY_HEADERS, WAVE_SIZE_NAMES, included, per_arch
 
 CK_INCLUDE = os.environ.get("ROCM_SPIRV_TEST_CK_INCLUDE", "")
+CLR_INCLUDE = os.environ.get("ROCM_SPIRV_TEST_CLR_INCLUDE", "")
 
 
 def test_the_table_is_pinned_sorted_and_names_project_macros() -> None:
     assert LIBRARY_HEADERS
     for h in LIBRARY_HEADERS:
         assert re.fullmatch(r"[0-9a-f]{40}", h.commit) and re.fullmatch(r"[0-9a-f]{64}", h.sha256)
-        assert h.include.startswith(h.prefix) and h.prefix.endswith("/")
+        assert any(h.include.startswith(r) if r.endswith("/") else h.include == r for r in h.reached_by)
         assert list(h.macros) == sorted(set(h.macros))
         assert all(not n.startswith("__") for n in h.macros)
     ck = included(("ck/utility/data_type.hpp",))
     assert ck["CK_USE_AMD_V_DOT2_F32_F16"] == "ck/ck.hpp"
     assert "CK_USE_AMD_INLINE_ASM" not in ck  # 1 on every target: a configuration, not per-arch
     assert included(("hip/hip_runtime.h", "ckx/ck.hpp")) == {}
+    fp8 = included(("hip/hip_fp8.h",))
+    assert fp8["HIP_FP8_CVT_FAST_PATH"] == "hip/amd_detail/amd_hip_fp8.h" and "CK_USE_AMD_MFMA" not in fp8
+    assert included(("hip/hip_fp8.hpp", "hip/hip_fp16.h")) == {}  # one header is that name, not a prefix
     for w in WAVE_SIZE_NAMES:
         assert re.fullmatch(r"[0-9a-f]{40}", w.commit) and re.fullmatch(r"[A-Z][A-Z0-9_]+", w.name)
         assert "/" in w.upstream and w.path.endswith(".h") and w.read
@@ -38,6 +42,15 @@ def test_clang_answers_as_the_table_says() -> None:
     h = next(h for h in LIBRARY_HEADERS if h.include == "ck/ck.hpp")
     assert hashlib.sha256((Path(CK_INCLUDE) / h.include).read_bytes()).hexdigest() == h.sha256
     assert per_arch("clang-22", h.include, [f"-I{CK_INCLUDE}", "-DCK_DONT_USE_HIP_RUNTIME_HEADERS"]) == h.macros
+
+
+@pytest.mark.skipif(not CLR_INCLUDE or shutil.which("clang-22") is None,
+                    reason="needs ROCM_SPIRV_TEST_CLR_INCLUDE=<ROCm/clr's hipamd/include at the pinned commit> and "
+                           "clang-22 on PATH")
+def test_clang_answers_as_the_table_says_for_hip_fp8() -> None:
+    h = next(h for h in LIBRARY_HEADERS if h.include == "hip/amd_detail/amd_hip_fp8.h")
+    assert hashlib.sha256((Path(CLR_INCLUDE) / h.include).read_bytes()).hexdigest() == h.sha256
+    assert per_arch("clang-22", h.include, [f"-I{CLR_INCLUDE}", "-D__HIPCC_RTC__"]) == h.macros
 
 
 def test_clang_tells_a_per_arch_macro_from_a_configuration(tmp_path: Path) -> None:

@@ -23,6 +23,9 @@ from rocm_spirv import settings
 Mode = Literal["native", "spirv", "hybrid"]
 MODES: tuple[Mode, ...] = ("native", "spirv", "hybrid")
 SPIRV_TARGET = "amdgcnspirv"
+# The GPU-target lists the generated toolchain file sets to the offload list (CACHE … FORCE;
+# templates/cmake/toolchain.cmake.j2 iterates this tuple): CMake's own, ROCm's package's two, FindHIP's.
+TOOLCHAIN_LISTS = ("CMAKE_HIP_ARCHITECTURES", "GPU_TARGETS", "AMDGPU_TARGETS", "HCC_AMDGPU_TARGET")
 
 # Target ids (LLVM AMDGPUUsage "Target ID"): a processor, then features each + or -. A processor is
 # gfx + 2-4 digits + an optional letter (gfx90a, gfx1151) or a generic ISA (gfx9-4-generic).

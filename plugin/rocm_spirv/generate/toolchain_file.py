@@ -18,7 +18,14 @@ from rocm_spirv import __version__
 from rocm_spirv.errors import UserError
 from rocm_spirv.fsutil import refuse_newlines
 from rocm_spirv.generate.ownership import stamp
-from rocm_spirv.offload import MODES, device_debug_opted_in, is_mode, offload_list, spirv_device_flags
+from rocm_spirv.offload import (
+    MODES,
+    TOOLCHAIN_LISTS,
+    device_debug_opted_in,
+    is_mode,
+    offload_list,
+    spirv_device_flags,
+)
 from rocm_spirv.resources import cmake_dir, templates_dir
 from rocm_spirv.toolchain.launcher import Launcher, launcher_command
 from rocm_spirv.toolchain.paths import default_prefix
@@ -151,6 +158,7 @@ def render(req: ToolchainRequest, compiler: ProbeResult) -> ToolchainFile:
         version=__version__,
         command=shlex.join(canonical_command(req, compiler.path)),
         mode=req.mode,
+        toolchain_lists=list(TOOLCHAIN_LISTS),
         native_archs=list(req.native_archs),
         compiler=cxx,
         compilers=[(lang, path) for lang, path in (("CXX", cxx), ("HIP", cxx), ("C", _c_compiler(cxx))) if path],

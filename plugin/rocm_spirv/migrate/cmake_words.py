@@ -9,6 +9,8 @@ import re
 from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs, split_list
 from rocm_spirv.offload import SPIRV_TARGET, TARGET_ID
 
+# TOOLCHAIN_LISTS (offload.py) are the ones the toolchain file sets; the others are conventional names a
+# project reads as its own option, which no toolchain file sets.
 TARGET_VARS = frozenset({
     "GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES", "AMDGPU_TARGET",
     "GPU_ARCHS", "GPU_ARCHITECTURES", "HIP_OFFLOAD_ARCHS", "ROCM_ARCHS",

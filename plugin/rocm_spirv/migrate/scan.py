@@ -12,7 +12,9 @@ from pathlib import Path
 
 from rocm_spirv.fsutil import NotRegularFile, read_regular_stat
 from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
+from rocm_spirv.migrate.cmake_checks import findhip
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
+from rocm_spirv.migrate.cmake_words import FINDHIP_LIST
 from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding, ScanResult
 from rocm_spirv.migrate.pp import IDENT
 from rocm_spirv.migrate.source_checks import arch_macros, wave_size
@@ -143,6 +145,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     foreign: set[str] = set()  # macros a source defines only where no AMD device compile goes
     warp_decls: set[str] = set()  # sources that declare a constant of their own named warpSize
     named: set[str] = set()  # macros defined, or named by a build file, anywhere else
+    cmake_functions: set[str] = set()  # FindHIP's command names the project defines as its own function()
     for rel, kind in walk(root, exclude):
         if kind == UNREADABLE:
             result.files.append(FileReport(rel, "folder", error="folder cannot be listed (permission denied?); "
@@ -195,6 +198,10 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                     graph[rel] = (frozenset(report.arch_macros), frozenset(report.live_macros), report.includes)
                 if report.declares_warp:
                     warp_decls.add(rel)
+            # FindHIP.cmake vendored into the tree defines them too: that is FindHIP (HCC_AMDGPU_TARGET its list)
+            if kind == "cmake" and "hip_add_" in text and posixpath.basename(rel).lower() != "findhip.cmake" \
+                    and FINDHIP_LIST not in text:
+                cmake_functions |= {n.lower() for n in CMAKE_FUNCTION.findall(text)} & set(findhip.FINDHIP_COMMANDS)
             if kind in ("cmake", "make"):
                 named |= set(BUILD_WORD.findall(text))  # -DPTX_AVAILABLE, target_compile_definitions(… X)
         except RecursionError as err:  # absurdly nested JSON, CMake or #if: data, not build logic
@@ -215,6 +222,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     for report in cond_reports:
         source_rules.promote(report, derived)
     live_macros |= {d.name for d in cond_defines} - derived
+    if cmake_functions:
+        _drop_project_findhip(result, cmake_functions)
     _drop_arch_derived(result, derived)
     _drop_foreign(result, foreign - named - live_macros - arch_macros)
     _drop_include_derived(result, graph, derived)
@@ -349,11 +358,18 @@ def _drop_arch_derived(result: ScanResult, derived: set[str]) -> None:
 
 
 BUILD_WORD = re.compile(r"[A-Z_][A-Z0-9_]{2,}")
+CMAKE_FUNCTION = re.compile(r"^[ \t]*(?:function|macro)[ \t]*\([ \t]*([A-Za-z_]\w*)", re.M | re.I)
 
 
 def _defined_names(text: str) -> set[str]:
     """The macros a source the rules did not read #defines (no arch token in it): any of them may be live."""
     return set(source_rules.DEFINE_NAME.findall(text)) if "define" in text else set()
+
+
+def _drop_project_findhip(result: ScanResult, defined: set[str]) -> None:
+    for report in result.files:
+        if report.kind == "cmake":
+            report.findings[:] = [f for f in report.findings if not findhip.project_own(f, defined)]
 
 
 def _drop_foreign(result: ScanResult, foreign: set[str]) -> None:

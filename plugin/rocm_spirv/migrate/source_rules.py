@@ -61,7 +61,7 @@ PROJECT_TOKENS = ("_GFX", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVES
 # a file that tells the CUDA side from HIP's may #define macros only the CUDA side sees (foreign_macros)
 PLATFORM_TOKENS = ("__CUDA_ARCH__", "__HIP_PLATFORM_", "__NVCC__")
 _CHEAP = (*(t for rx, ts in RULE_TOKENS.items() if rx is not FEATURE_BUILTIN for t in ts), *PROJECT_TOKENS,
-          *PLATFORM_TOKENS)
+          *PLATFORM_TOKENS, *library_macros.INCLUDE_TOKENS)
 
 
 def may_match(text: str) -> bool:
@@ -504,7 +504,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset()) ->
         return report
     stripped = strip(text)
     can = {rx: any(t in stripped for t in ts) for rx, ts in RULE_TOKENS.items()}
-    if not any(can.values()) and not any(t in stripped for t in (*PROJECT_TOKENS, *PLATFORM_TOKENS)):
+    if not any(can.values()) and not any(t in stripped for t in (*PROJECT_TOKENS, *PLATFORM_TOKENS)) and \
+            not any(t in text for t in library_macros.INCLUDE_TOKENS):  # `#include "…"` is a string: blanked
         return report
     scan = SourceScan(path, text, stripped, can, arch_derived, report)
     directives = scan.directives

@@ -15,7 +15,7 @@ from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
 from rocm_spirv.migrate.cmake_words import ALLOW_NAME, ARCH_ITEM, ENV_VARS, FINDHIP_LIST, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import Redirect, Rule, W
-from rocm_spirv.offload import SPIRV_TARGET
+from rocm_spirv.offload import SPIRV_TARGET, TOOLCHAIN_LISTS
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -67,8 +67,8 @@ def _filled_later(file: Analyzer, var: str, cmd: Command) -> bool:
 
 
 def _only_compared(file: Analyzer, var: str, cmd: Command) -> bool:
-    """Whether every other mention of var in the file is `IN_LIST var` in a condition: the gfx names an
-    if(<x> IN_LIST <list>) test compares against are part of that test, which is the construct (RSM106,
+    """Whether every other mention of var in the file is `IN_LIST var` in a condition or `list(FIND var …)`:
+    the gfx names an if(<x> IN_LIST <list>) test compares against are part of that test, which is the construct (RSM106,
     or RSM108 for an allow-list); the list builds nothing and passes nothing."""
     compared = False
     for other in file.commands:
@@ -78,6 +78,9 @@ def _only_compared(file: Analyzer, var: str, cmd: Command) -> bool:
             if any(r.name == var for r in refs(a.value) if r.kind in ("var", "cache")):
                 return False  # ${var}: copied, passed or expanded somewhere
             if a.kind == "unquoted" and a.value == var:
+                if other.name == "list" and i == 1 and other.args[0].value == "FIND":
+                    compared = True  # list(FIND <list> "${arch}" idx): a membership test, as IN_LIST
+                    continue
                 if other.name not in ("if", "elseif", "while") or i == 0 or other.args[i - 1].value != "IN_LIST":
                     return False  # set()/list()/foreach(… LISTS var) or a test of the list itself
                 compared = True
@@ -141,16 +144,20 @@ def _named_after_list(values: list[str]) -> tuple[str, str]:
 
 
 def _user_option(file: Analyzer, items: list[str]) -> bool:
-    """Items that are only references to variables the enclosing if() tests with DEFINED and this file never
-    sets: the user's own -DPROJ_ARCH=… list, no project default (as -DGPU_TARGETS= is user input)."""
+    """Items that are only references to variables the enclosing if() tests (DEFINED, or the bare name) and
+    this file never sets: the user's own -DPROJ_ARCH=… list, no project default (as -DGPU_TARGETS= is user
+    input)."""
     names = [m.group(1) for i in items if (m := REF.fullmatch(i))]
     ifs = [b for b in file.stack if b.kind == "if" and b.prior]
     if not names or len(names) != len(items) or not ifs:
         return False
     cond = ifs[-1].prior[-1].values()
     tested = {cond[i + 1] for i, word in enumerate(cond[:-1]) if word == "DEFINED"}
+    if len(cond) == 1:
+        tested.add(cond[0])  # if(PROJ_ARCH): set only when the user gave one
     known = file.arch_names()
-    return all(n in tested and n not in file.variables.values and n not in known for n in names)
+    # set(PROJ_ARCH "" CACHE STRING …) before it is the option's empty default: still only the user's value
+    return all(n in tested and not file.variables.values.get(n, "") and n not in known for n in names)
 
 
 def _comma_list(item: str) -> list[str]:
@@ -208,6 +215,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             return  # CMAKE_HIP_ARCHITECTURES OFF: CMake passes no arch flag at all
         if not items and cache and not _read_later(file, var, cmd):
             return  # an empty cache default nothing here reads (set before find_package so it keeps none)
+        if not items and var not in TOOLCHAIN_LISTS:
+            return  # set(HIP_ARCHITECTURES "" CACHE …): the project's own option, empty; no toolchain sets it
         if not items and not cache and _filled_later(file, var, cmd):
             return
         redirect, why = redirect_for_set(file, var, cache, force)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, split_list
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, compiler_flag
-from rocm_spirv.migrate.findings import E, Redirect, Rule, W
+from rocm_spirv.migrate.findings import E, Finding, Redirect, Rule, W
 from rocm_spirv.offload import SPIRV_TARGET
 
 if TYPE_CHECKING:
@@ -51,4 +51,13 @@ def hip_add(file: Analyzer, cmd: Command) -> None:
              "rocm_spirv_target()", Redirect.TOOLCHAIN_FORCE)
 
 
-TOPIC = Topic(rules=(RSM110, RSM115), commands={"hip_add_library": hip_add, "hip_add_executable": hip_add})
+FINDHIP_COMMANDS = ("hip_add_library", "hip_add_executable")
+TOPIC = Topic(rules=(RSM110, RSM115), commands=dict.fromkeys(FINDHIP_COMMANDS, hip_add))
+_CALL = re.compile(r"\s*(\w+)\s*\(")
+
+
+def project_own(f: Finding, defined: set[str]) -> bool:
+    """A finding of this topic at a call of a hip_add_* the project defines itself (function(hip_add_library)
+    in its own cmake/ helpers, on the HIP language): FindHIP's command is not the one that runs."""
+    m = _CALL.match(f.snippet) if f.rule in TOPIC.rules else None
+    return m is not None and m.group(1).lower() in defined

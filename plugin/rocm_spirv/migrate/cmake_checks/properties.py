@@ -9,9 +9,9 @@ from rocm_spirv.migrate.cmake_checks.hip_targets import RSM120
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, split_list
-from rocm_spirv.migrate.cmake_words import GFX, TARGET_VARS
+from rocm_spirv.migrate.cmake_words import GFX
 from rocm_spirv.migrate.findings import Redirect, Rule, W
-from rocm_spirv.offload import SPIRV_TARGET
+from rocm_spirv.offload import SPIRV_TARGET, TOOLCHAIN_LISTS
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -53,9 +53,10 @@ def properties(file: Analyzer, cmd: Command) -> None:
     for t in targets:
         file.property_targets.setdefault(t, cmd)
     copied = [m.group(1) for a in archs if (m := REF.match(a))]
-    if archs and len(copied) == len(archs) and set(copied) <= TARGET_VARS:
+    if archs and len(copied) == len(archs) and set(copied) <= set(TOOLCHAIN_LISTS):
         # HIP_ARCHITECTURES "${CMAKE_HIP_ARCHITECTURES}": the target list the toolchain sets, copied; its
-        # origin is the construct (an RSM101 where the project sets it).
+        # origin is the construct (an RSM101 where the project sets it). A project's own list
+        # (`${HIP_ARCHITECTURES}`, `${GPU_ARCHS}`) is no toolchain's: the property pins the target to it.
         file.add(RSM102, cmd, f"HIP_ARCHITECTURES of {', '.join(targets) or 'a target'} copies "
                  f"{', '.join(copied)}", "nothing to do: it follows the target list", Redirect.TOOLCHAIN,
                  handled=True)

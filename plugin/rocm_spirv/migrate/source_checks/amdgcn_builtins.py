@@ -164,7 +164,9 @@ def guarded_builtins(scan: SourceScan) -> None:
             scan.guard_until = depth if scan.guard_until is None else min(scan.guard_until, depth)
     if not guarded_line:
         for m in FEATURE_BUILTIN.finditer(line):
-            if not every_target(scan, m):
+            # A builtin's name the file #defines (a trap stub under `#if !__has_builtin(<it>)`) is that
+            # macro on the targets lacking it: the test is the construct (RSM206), the calls are its.
+            if not every_target(scan, m) and m.group(0) not in scan.report.defines:
                 scan.add(unguarded(scan.path, scan.no, m, scan.snippet, scan.conds))
     # the guard ends with the line that closes its braces
     if scan.guard_until is not None and depth + line.count("{") - line.count("}") <= scan.guard_until:

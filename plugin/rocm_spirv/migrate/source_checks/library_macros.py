@@ -11,6 +11,8 @@ empty TU's) and clang-shaped names (`__gfx9__`, which the scan reads as arch mac
 Regenerate from the library's include folder at the commit recorded in the entry:
 
     python -m rocm_spirv.migrate.source_checks.library_macros ck/ck.hpp INCLUDE_DIR -DCK_DONT_USE_HIP_RUNTIME_HEADERS
+    python -m rocm_spirv.migrate.source_checks.library_macros hip/amd_detail/amd_hip_fp8.h CLR/hipamd/include \
+        -D__HIPCC_RTC__
 
 (CK_DONT_USE_HIP_RUNTIME_HEADERS keeps HIP's own headers out, they are not the library's; ck/config.h, which
 CK's configure generates, may be an empty file in INCLUDE_DIR). tests/test_migrate_library_macros.py checks
@@ -31,7 +33,9 @@ from rocm_spirv.migrate.pp import ROCM_TARGET_FAMILIES
 
 @dataclass(frozen=True)
 class LibraryHeader:
-    prefix: str  # a project that #includes any header under it (`ck/utility/data_type.hpp`) gets these macros
+    # A project that #includes one of these gets the macros: a name ending in `/` is a folder (any header
+    # under `ck/`, e.g. `ck/utility/data_type.hpp`), any other name is one header.
+    reached_by: tuple[str, ...]
     include: str  # the header that defines them, as an #include names it
     upstream: str  # owner/name of the public repository
     commit: str
@@ -42,7 +46,7 @@ class LibraryHeader:
 
 LIBRARY_HEADERS: tuple[LibraryHeader, ...] = (
     LibraryHeader(
-        "ck/", "ck/ck.hpp", "ROCm/composable_kernel", "8e22e1ae31bbf7086f69d8724e027676791d351a",
+        ("ck/",), "ck/ck.hpp", "ROCm/composable_kernel", "8e22e1ae31bbf7086f69d8724e027676791d351a",
         "include/ck/ck.hpp", "a33abfed266ad62eed839dab2dd9da37835c5042234068a8ff1d0f7a62812a3e",
         (
             "CK_BUFFER_RESOURCE_3RD_DWORD",
@@ -57,6 +61,17 @@ LIBRARY_HEADERS: tuple[LibraryHeader, ...] = (
             "CK_USE_AMD_V_FMAC_F32",
             "CK_USE_AMD_V_MAC_F32",
         ),
+    ),
+    # HIP's own fp8 header picks the conversion path and the fp8 flavour per GPU (FNUZ on gfx94x, OCP on
+    # gfx12 and gfx950, both in the generic pass, fast path 0 under amdgcnspirv); not reached from
+    # hip_runtime.h. Generated with -D__HIPCC_RTC__, whose branch of the header includes nothing, so the
+    # macro block is preprocessed without the rest of HIP's headers (the ENABLE_*_HIPRTC pair exists
+    # only under hipRTC, and is per-arch there).
+    LibraryHeader(
+        ("hip/hip_fp8.h", "hip/amd_detail/amd_hip_fp8.h"), "hip/amd_detail/amd_hip_fp8.h", "ROCm/clr",
+        "f9f995c6d0aecec28debd3db0f41df0c15ec003d", "hipamd/include/hip/amd_detail/amd_hip_fp8.h",
+        "b57ff27e43a35095b43a5154e8d7c6bfd7d1a6e306dd94bd411bb0060bad29b0",
+        ("ENABLE_FNUZ_HIPRTC", "ENABLE_OCP_HIPRTC", "HIP_FP8_CVT_FAST_PATH", "HIP_FP8_TYPE_FNUZ", "HIP_FP8_TYPE_OCP"),
     ),
 )
 
@@ -83,11 +98,16 @@ WAVE_SIZE_NAMES: tuple[WaveSizeName, ...] = (
 )
 
 
+# What a file that reaches some table entry's header holds: `#include <ck/…` or `#include "hip/hip_fp8.h`
+# (the scan's prefilter: such a file may test a per-arch macro while naming no arch itself).
+INCLUDE_TOKENS = tuple(f"{q}{r}" for h in LIBRARY_HEADERS for r in h.reached_by for q in '<"')
+
+
 def included(includes: tuple[str, ...]) -> dict[str, str]:
     """Per-arch macro -> the library header defining it, for a file with these #includes (as written)."""
     out: dict[str, str] = {}
     for h in LIBRARY_HEADERS:
-        if any(inc.startswith(h.prefix) for inc in includes):
+        if any(inc.startswith(r) if r.endswith("/") else inc == r for inc in includes for r in h.reached_by):
             out.update(dict.fromkeys(h.macros, h.include))
     return out
 
