@@ -1247,3 +1247,46 @@ def test_a_user_option_copied_before_project_and_a_list_only_searched(tmp_path: 
     got = lines(r, "CMakeLists.txt")
     assert 4 not in got and 7 not in got
     assert 9 in got
+
+
+# --- kinds blind batch 24 (cycles, hipmmapeak, iree) showed; that batch is no longer held out -------------
+
+def test_a_project_function_called_with_a_literal_gfx_name(tmp_path: Path) -> None:
+    """iree: `iree_amdgpu_bitcode_library(NAME … GPU_ARCH gfx90a …)`, a function of its own cmake/ helpers that
+    compiles one bitcode file for that GPU: each call is one construct (RSM109), wherever the function is
+    defined. A call inside a loop over the target list is that loop's; CMake's own commands are not calls."""
+    r = found(tmp_path, {
+        "cmake/bitcode.cmake": ("function(bitcode_library)\n"
+                                '  cmake_parse_arguments(_RULE "" "NAME;GPU_ARCH" "SRCS" ${ARGN})\n'
+                                "  add_custom_command(OUTPUT ${_RULE_NAME}.bc COMMAND clang -target amdgcn-amd-amdhsa "
+                                "-march=${_RULE_GPU_ARCH} -emit-llvm -c ${_RULE_SRCS})\n"
+                                "endfunction()\n"),
+        "ukernel/CMakeLists.txt": ("bitcode_library(\n  NAME argmax_gfx90a\n  GPU_ARCH\n    gfx90a\n"
+                                   '  SRCS "argmax.c"\n)\n'
+                                   "bitcode_library(NAME argmax_gfx942 GPU_ARCH gfx942 SRCS argmax.c)\n"
+                                   "install(FILES gfx942.kdb DESTINATION share)\n"
+                                   "add_test(NAME t COMMAND run NAME gfx942)\n")})
+    assert lines(r, "ukernel/CMakeLists.txt") == {1: "RSM109", 7: "RSM109"}
+    assert lines(r, "cmake/bitcode.cmake") == {}
+    words = {f.line: f.message for f in scan(tmp_path).result.findings if f.path == "ukernel/CMakeLists.txt"}
+    assert words[1] == "bitcode_library() builds for GPU_ARCH gfx90a"
+
+
+def test_a_parameter_compared_with_a_gfx_name_in_a_loop_called_function(tmp_path: Path) -> None:
+    """cycles: the helper a per-arch loop calls picks -O1 for `${arch} MATCHES "gfx90[a-z0-9]+"`: that branch is
+    lost under amdgcnspirv (RSM106), as the same `if()` written in the loop's body is; the loop is RSM107."""
+    r = found(tmp_path, {"CMakeLists.txt": (
+        "project(p)\n"
+        "set(ARCHS gfx90a gfx1030)\n"
+        "function(kadd arch)\n"
+        '  if(WIN32 AND (${arch} MATCHES "gfx90[a-z0-9]+"))\n'
+        "    set(opt -O1)\n"
+        "  endif()\n"
+        "  add_custom_command(OUTPUT k_${arch}.fatbin COMMAND hipcc --offload-arch=${arch} ${opt} k.hip)\n"
+        "endfunction()\n"
+        "foreach(arch ${ARCHS})\n"
+        "  kadd(${arch})\n"
+        "endforeach()\n")})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM101", 4: "RSM106", 9: "RSM107"}
+    loop = next(f for f in scan(tmp_path).result.findings if f.line == 9)
+    assert loop.message == "foreach over the target list runs kadd() per arch"

@@ -43,8 +43,9 @@ def condition(file: Analyzer, cmd: Command) -> None:
     if GUARD_VAR in names:
         return
     arch = file.arch_names()
-    # a project's own arch option (PROJ_AMD_ARCH, MY_GPU_ARCHS), tested against gfx names below
-    targets = (names & arch) | {n for n in names if ARCH_OPTION.search(n)}
+    # a project's own arch option (PROJ_AMD_ARCH, MY_GPU_ARCHS), tested against gfx names below; in a
+    # function body its parameters too (`${arch} MATCHES "gfx90[a-z0-9]+"` in a helper a per-arch loop calls)
+    targets = (names & arch) | {n for n in names if ARCH_OPTION.search(n)} | (names & file.function_params())
     allow = {n for n in names if ALLOW_NAME.search(n) and n not in TARGET_VARS}
     if "IN_LIST" in upper and allow and (targets or allow & file.arch_lists):
         file.add(RSM108, cmd, f"the condition validates target names against {', '.join(sorted(allow))}",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, refs
-from rocm_spirv.migrate.cmake_words import ARCH_FLAG
+from rocm_spirv.migrate.cmake_words import ARCH_FLAG, GFX
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 GENERATOR_BUILTINS = frozenset({
@@ -38,12 +39,32 @@ RSM109 = Rule("RSM109", "kernel-generator", W, "the target list is handed to a k
               unreachable=True)
 
 
+# A keyword argument of a project command that names the GPU to build for: `GPU_ARCH gfx90a`, `ARCHS gfx942`
+ARCH_KEYWORD = re.compile(r"^[A-Z0-9_]*(?:ARCH|ARCHS|ARCHITECTURES?|GPUS?|TARGETS?)$")
+
+
+def literal_arch(cmd: Command) -> str:
+    """`iree_amdgpu_bitcode_library(NAME … GPU_ARCH gfx90a …)`: the keyword and gfx name a call builds for."""
+    values = cmd.values()
+    for key, value in itertools.pairwise(values):
+        if ARCH_KEYWORD.match(key) and GFX.fullmatch(value):
+            return f"{key} {value}"
+    return ""
+
+
 def generator(file: Analyzer, cmd: Command) -> None:
     if cmd.name == "set":
         generator_input(file, cmd)
         return
     if not (cmd.name in GENERATOR_COMMANDS or cmd.name not in GENERATOR_BUILTINS):
         return
+    if cmd.name not in GENERATOR_COMMANDS and file.in_loop_over_targets() is None:
+        built = literal_arch(cmd)
+        if built:  # a project function building for one named GPU: one construct per call
+            file.add(RSM109, cmd, f"{cmd.name}() builds for {built}",
+                     "skip the call under SPIR-V (ROCM_SPIRV_OFFLOAD) and build one amdgcnspirv variant if the "
+                     "function can; otherwise keep it native (hybrid)", Redirect.BUILD_FILE)
+            return
     if not file.mentions_targets(cmd) or file.in_loop_over_targets() or _printed(file, cmd) or \
             _as_arch_flag(file, cmd):
         return

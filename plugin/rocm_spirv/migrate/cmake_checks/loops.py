@@ -80,7 +80,7 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
     chain = file.per_arch_function(name) if loop is not None else []
     if chain and loop is not None:
         file.fn_looped.update(chain)
-        loop.body.append(f"{' -> '.join(chain)}() per arch")
+        loop.body.append(f"{' -> '.join(chain)}()")
     if loop is not None and name == "list" and values[:1] in (["APPEND"], ["PREPEND"]) and len(values) > 2 and \
             any(re.search(r"\$\{" + re.escape(loop.loop_var) + r"\}:[a-z]+[+-]", v) for v in values[2:]):
         loop.body.append("target-ID feature suffixes (:xnack+)")  # amdgcnspirv:xnack+ is no target
