@@ -250,3 +250,24 @@ def test_a_subdirectory_sees_the_variables_its_parent_set(tmp_path: Path) -> Non
     assert main(["migrate", str(tmp_path), "--apply"]) == 0
     assert "rocm_spirv_target(lib)" in (tmp_path / "lib" / "CMakeLists.txt").read_text()
     assert FIND_PACKAGE in (tmp_path / "CMakeLists.txt").read_text()  # the project() the child belongs to
+
+
+def test_one_target_defined_in_branches_is_noted_once_where_it_links_hip_device() -> None:
+    """magma defines `magma` in three if() branches and links hip::device once after them: one RSM120 there,
+    and each definition still gets its rocm_spirv_target() from --apply."""
+    text = HEAD + ("find_package(hip)\nif(A)\n  add_library(m a.cpp)\nelseif(B)\n  add_library(m b.cpp)\nelse()\n"
+                   "  add_library(m c.cpp)\nendif()\ntarget_link_libraries(m hip::device)\n")
+    found, new = analyze(text)
+    assert [(f.line, f.message) for f in found] == [
+        (text.count("\n", 0, text.index("target_link_libraries")) + 1,
+         "C++ target compiled as HIP (it links hip::device) m is not handed to rocm_spirv_target()")]
+    assert new.count("rocm_spirv_target(m)") == 3
+    # hip-ep: a Windows and a Linux definition of one target, each HIP: one note, at the first
+    two = HEAD + "if(WIN32)\n  add_executable(t w.hip)\nelse()\n  add_executable(t l.hip)\nendif()\n"
+    found, _ = analyze(two)
+    assert [f.line for f in found] == [two.count("\n", 0, two.index("add_executable(t w")) + 1]
+    # one spelling in two functions is two targets
+    fns = HEAD + ("function(exe T)\n  add_executable(${T} e.hip)\nendfunction()\n"
+                  "function(lib T)\n  add_library(${T} l.hip)\nendfunction()\n")
+    found, _ = analyze(fns)
+    assert len(found) == 2

@@ -120,7 +120,15 @@ def hip_target_findings(file: Analyzer) -> None:
                  "(--apply adds it); a toolchain GPU_TARGETS of amdgcnspirv also redirects it",
                  Redirect.TOOLCHAIN, handled=handled)
     pending = [(at, c, n) for at, c, n, _ in hip if n not in done]
+    noted: set[tuple[str, str]] = set()
+    scopes = _function_spans(file)
     for at, cmd, name, why in hip:  # the call is written as the definition spells the name
+        # one target defined in several if() branches (CMake allows one definition) is noted once; the same
+        # spelling in two functions (`${TARGET_NAME}` of hip_add_library and of hip_add_executable) is two
+        key = ([""] + [fn for start, end, fn in scopes if start <= cmd.start < end])[-1], name  # innermost
+        if key in noted:
+            continue
+        noted.add(key)
         file.report.findings.append(Finding(
             RSM120, file.path, at.line, at.start - line_begin(file.src, at.start) + 1,
             f"{why} {file.labels.get(name, name)} is not handed to rocm_spirv_target()",
@@ -140,6 +148,19 @@ def hip_target_findings(file: Analyzer) -> None:
         indent = cmd.indent
         call = f"rocm_spirv_target({cmd.values()[0]})"
         file.report.edits.append(Edit(end, end, f"{file.facts.newline}{indent}{call}"))
+
+
+def _function_spans(file: Analyzer) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each function()/macro() body of the file, by start (an inner one after its outer)."""
+    spans: list[tuple[int, int, str]] = []
+    open_: list[tuple[int, str]] = []
+    for c in file.commands:
+        if c.name in ("function", "macro"):
+            open_.append((c.start, (c.values() or [""])[0].lower()))
+        elif c.name in ("endfunction", "endmacro") and open_:
+            start, fn = open_.pop()
+            spans.append((start, c.end, fn))
+    return sorted(spans)
 
 
 TOPIC = Topic(rules=(RSM120,), seen=target_facts, end=hip_target_findings,
