@@ -1290,3 +1290,31 @@ def test_a_parameter_compared_with_a_gfx_name_in_a_loop_called_function(tmp_path
     assert lines(r, "CMakeLists.txt") == {2: "RSM101", 4: "RSM106", 9: "RSM107"}
     loop = next(f for f in scan(tmp_path).result.findings if f.line == 9)
     assert loop.message == "foreach over the target list runs kadd() per arch"
+
+
+# --- kinds blind batch 25 (RadeonFlow_Kernels, gcnasm, rocm_wmma_gemm) showed; no longer held out ---------
+
+def test_a_gpu_family_switch_the_build_passes_is_an_arch_test(tmp_path: Path) -> None:
+    """RadeonFlow's `#ifdef TEST_ON_RDNA4` (its submission script defines it when it compiles for gfx1201) and
+    HeCBench's `#elif defined(RDNA3)` (-D$(ARCH) from its Makefile): family switches no source defines, undefined
+    under amdgcnspirv. A chain whose branches hold the same code is no construct; a source that defines the
+    switch itself makes it the project's own macro."""
+    kernel = ("__global__ void k(float* o) {\n"
+              "#ifdef TEST_ON_RDNA4\n  o[0] = 32;\n#else\n  o[0] = 64;\n#endif\n"
+              "#if defined(CDNA3)\n  o[1] = 1;\n#elif defined(RDNA3) || defined(RDNA4)\n  o[1] = 2;\n#endif\n"
+              "#ifdef TEST_ON_RDNA4 // RDNA4, WAVE_SIZE = 32\n  o[2] = 4;\n#else // CDNA3\n  o[2] = 4;\n#endif\n}\n")
+    assert lines(found(tmp_path / "a", {"k.hip": kernel}), "k.hip") == {2: "RSM201", 7: "RSM201", 9: "RSM201"}
+    own = {"k.hip": kernel, "cfg.h": "#define TEST_ON_RDNA4 1\n#define CDNA3 1\n#define RDNA3 1\n#define RDNA4 1\n"}
+    assert lines(found(tmp_path / "b", own), "k.hip") == {}
+
+
+def test_make_flags_for_the_build_machines_gpu(tmp_path: Path) -> None:
+    """gcnasm's recipe passes --offload-arch=native; amd-lab-notes' --offload-arch=$(ROCM_GPU) with ROCM_GPU ?=
+    $(INSTALLED_GPU), set below it from rocm_agent_enumerator: both build for the machine's GPU (RSM302)."""
+    r = found(tmp_path, {
+        "a/Makefile": "rocm:\n\thipcc k.hip -O3 --offload-arch=native -o k\n",
+        "b/Makefile": ("ROCM_GPU ?= $(INSTALLED_GPU)\n"
+                       "INSTALLED_GPU = $(shell $(ROCM_PATH)/bin/rocm_agent_enumerator | grep -m 1 gfx)\n"
+                       "CFLAG = -Ofast --offload-arch=$(ROCM_GPU)\nOTHER = --offload-arch=$(USER_ARCH)\n")})
+    assert lines(r, "a/Makefile") == {2: "RSM302"}
+    assert lines(r, "b/Makefile") == {3: "RSM302"}

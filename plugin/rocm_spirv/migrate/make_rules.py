@@ -70,6 +70,7 @@ MAKE_CONDITIONAL = re.compile(r"^\s*(?P<word>ifeq|ifneq|ifdef|ifndef|else|endif)
 # a test of gfx names: `ifneq ($(filter gfx1100,$(AMDGPU_TARGETS)),)`, `ifeq ($(GPU),gfx90a)`
 GFX_TEST = re.compile(r"^\s*(?:ifeq|ifneq)?\s*[(\"'].*\bgfx[0-9]", re.IGNORECASE)
 # tools that list the build machine's GPUs
+OPENMP = re.compile(r"(?<![\w-])(?:-fopenmp\b|amdflang\b|flang(?:-new)?\b)")
 DETECT = re.compile(r"\b(?:amdgpu-arch|amdgpu-offload-arch|rocm_agent_enumerator|rocminfo)\b")
 
 
@@ -83,6 +84,24 @@ def _finding(path: str, rule: Rule, line: _Line, col: int, message: str, fix: st
     return Finding(rule, path, line.no, col, message, fix, redirect, False, line.text.strip()[:120])
 
 
+def _detected(lines: list[_Line]) -> set[str]:
+    """Variables holding the build machine's GPU: set from amdgpu-arch/rocm_agent_enumerator output, or from
+    such a variable (`ROCM_GPU ?= $(INSTALLED_GPU)` above the `INSTALLED_GPU = $(shell …)` it reads: make
+    expands lazily, so the order of the lines does not matter)."""
+    values: dict[str, str] = {}
+    for line in lines:
+        m = None if line.recipe else ASSIGN.match(line.text.strip())
+        if m is not None:
+            values[m.group("var")] = values.get(m.group("var"), "") + " " + m.group("value")
+    found = {v for v, value in values.items() if DETECT.search(value)}
+    while True:
+        more = {v for v, value in values.items() if v not in found
+                and {r.group("name") for r in REF.finditer(value)} & found}
+        if not more:
+            return found
+        found |= more
+
+
 def analyze(path: str, text: str) -> FileReport:
     report = FileReport(path, "make")
     if "gfx" not in text and "offload-arch" not in text and "amdgpu-target" not in text:
@@ -92,7 +111,9 @@ def analyze(path: str, text: str) -> FileReport:
     # make conditionals open here, innermost last: True where the chain tests gfx names (its one finding is
     # made; what its branches assign is part of it)
     chains: list[bool] = []
-    for line in _logical_lines(text):
+    logical = _logical_lines(text)
+    detected = _detected(logical) if "offload-arch" in text else set()
+    for line in logical:
         word = None if line.recipe else MAKE_CONDITIONAL.match(line.text)
         if word is not None:
             kind, rest = word.group("word"), word.group("rest")
@@ -156,4 +177,10 @@ def analyze(path: str, text: str) -> FileReport:
                 break
             if refs & lists:
                 break  # fed by a list reported at its assignment: the list is the construct
+            # OpenMP offload (`amdflang -fopenmp --offload-arch=…`) is no HIP compile: not this check's
+            if (value == "native" or refs & detected) and not OPENMP.search(line.text):
+                add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} builds for the build machine's "
+                             "GPU", "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES)), "
+                             "then `make HIP_ARCHITECTURES=amdgcnspirv`", Redirect.BUILD_FILE))
+                break
     return report

@@ -42,7 +42,10 @@ _ARCH_NAME = re.compile(r"^__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__$")
 # Per-arch macros a project's build defines from its target list (KOKKOS_ARCH_AMD_GFX90A, PROJ_ARCH_GFX942):
 # undefined for amdgcnspirv, where no gfx target is chosen. Only when no scanned source #defines them.
 IDENT = re.compile(r"[A-Za-z_]\w*")  # a C identifier (a macro name in a condition or a body)
-BUILD_ARCH_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_GFX[0-9]{1,4}[A-Z0-9_]*\b")
+# So are the GPU-family switches a build passes (-DRDNA3 from a Makefile's ARCH choice, TEST_ON_RDNA4 from a
+# submission script that compiles for gfx1201): named after RDNA/CDNA, defined by no scanned source.
+BUILD_ARCH_MACRO = re.compile(r"\b(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_GFX[0-9]{1,4}[A-Z0-9_]*"
+                              r"|(?:[A-Z][A-Z0-9]*_)*[RC]DNA[1-4](?:_[A-Z0-9]+)*)\b")
 # A project's configure-time copy of the wave size (PROJ_AMDGCN_WAVEFRONT_SIZE, RAJA_HIP_WAVESIZE): no value
 # for SPIR-V.
 BUILD_WAVE_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_WAVE(?:FRONT)?_?SIZE\b")

@@ -263,8 +263,8 @@ def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], 
         kind, names = report.needs.get((f.line, f.column), ("", frozenset()))
         if kind == "test" and f.message:  # another finding at that column (the #if's own are unworded)
             return True
-        if kind == "build":
-            return not names <= defines
+        if kind == "build":  # kept too where another file defines one as an arch test (IS_RDNA3 in a header)
+            return not names <= defines or bool(names & arch_tests)
         if kind == "alias":
             return bool(names & wave_aliases)
         if kind == "test":

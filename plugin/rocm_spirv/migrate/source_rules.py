@@ -56,8 +56,9 @@ RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULE
 RULE_TOKENS = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
                HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize", *LIBRARY_WARP), INLINE_ASM: ("asm",),
                FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
-# build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A), configure-time wave sizes, wave-size aliases
-PROJECT_TOKENS = ("_GFX", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP", "warp_size")
+# build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A, TEST_ON_RDNA4), configure-time wave sizes, wave-size aliases
+PROJECT_TOKENS = ("_GFX", "RDNA", "CDNA", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP",
+                  "warp_size")
 # a file that tells the CUDA side from HIP's may #define macros only the CUDA side sees (foreign_macros)
 PLATFORM_TOKENS = ("__CUDA_ARCH__", "__HIP_PLATFORM_", "__NVCC__")
 _CHEAP = (*(t for rx, ts in RULE_TOKENS.items() if rx is not FEATURE_BUILTIN for t in ts), *PROJECT_TOKENS,
@@ -172,6 +173,8 @@ class Group:
     defined_values: dict[str, int] = field(default_factory=dict)
     pending: int = -1  # index in FileReport.pending of the current branch's finding, if its defines may die
     valued: set[str] = field(default_factory=set)  # macros an undecided branch of the chain defines
+    branches: list[int] = field(default_factory=list)  # line index of each directive of the chain
+    has_else: bool = False
 
 
 @dataclass(slots=True)
@@ -295,7 +298,8 @@ class SourceScan:
         checks the other files)."""
         if name in self.library and name not in self.report.defines:
             return True
-        if "_GFX" not in name or name in self.report.defines or BUILD_ARCH_MACRO.fullmatch(name) is None:
+        if ("_GFX" not in name and "DNA" not in name) or name in self.report.defines or \
+                BUILD_ARCH_MACRO.fullmatch(name) is None:
             return False
         if self.scope is None:
             self.scope = self.path.lower().endswith(BUILD_SCOPE_SUFFIXES) or \
@@ -390,6 +394,7 @@ class SourceScan:
         g.live, g.taken, g.unknown = self.live and v != 0, v, d.cond if v is None else ""
         g.builtin_test = bool(gated_tests(d.cond))
         g.prior.append(d.cond)
+        g.branches.append(self.idx)
         stack.append(g)
         for hook in OPENED_HOOKS:
             hook(self, d)
@@ -408,6 +413,7 @@ class SourceScan:
         g.line, g.col, g.snippet, g.pending = self.no, _indent(self.snippet), self.snippet, -1
         g.builtin_test = bool(gated_tests(cond))
         g.prior.append(cond)
+        g.branches.append(self.idx)
         for hook in BRANCHED_HOOKS:
             hook(self, d)
 
@@ -420,6 +426,8 @@ class SourceScan:
         g.unknown = _effective("", g.prior) if g.taken is None and g.live else ""
         g.taken = 1
         g.builtin_test = False
+        g.branches.append(self.idx)
+        g.has_else = True
         g.line, g.col, g.snippet, g.pending = self.no, _indent(self.snippet), self.snippet, -1
 
     def close(self, d: Directive) -> None:
@@ -427,8 +435,23 @@ class SourceScan:
         if not self.stack:
             return
         g = self.stack.pop()
+        before = len(self.report.findings)
         for hook in CLOSED_HOOKS:
             hook(self, g)
+        if g.arch and g.has_else and self._same_branches(g):
+            # `#ifdef TEST_ON_RDNA4 / constexpr int WARP_M = 4; / #else / constexpr int WARP_M = 4;`: every
+            # GPU and SPIR-V compile the same code, so the chain is no construct
+            directives = {i + 1 for i in g.branches}
+            self.drop.update(i for i, f in enumerate(self.report.findings)
+                             if f.line in directives and (i >= before or f.rule.id.startswith("RSM20")))
+
+    def _same_branches(self, g: Group) -> bool:
+        """Whether every branch of a chain holds the same code, spacing aside: as written, so two asm strings
+        or two comments that differ make it differ (the stripped text blanks both)."""
+        ends = [*g.branches[1:], self.idx]
+        bodies = {" ".join(" ".join(self.raw_lines[self.directives[a][0] + 1:b]).split())
+                  for a, b in zip(g.branches, ends, strict=True)}
+        return len(bodies) == 1
 
     def define(self, d: Directive) -> None:
         """#define: what the macro means under SPIR-V (live, arch-derived, or undecided until the scan ends)."""
