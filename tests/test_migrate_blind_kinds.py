@@ -1318,3 +1318,19 @@ def test_make_flags_for_the_build_machines_gpu(tmp_path: Path) -> None:
                        "CFLAG = -Ofast --offload-arch=$(ROCM_GPU)\nOTHER = --offload-arch=$(USER_ARCH)\n")})
     assert lines(r, "a/Makefile") == {2: "RSM302"}
     assert lines(r, "b/Makefile") == {3: "RSM302"}
+
+
+# --- kinds blind batch 26 (gem5-resources, SOL-ExecBench-ROCm, gpumode-amd-fp8-mm) showed; no longer held out
+
+def test_a_bare_gfx_generation_switch_and_branches_that_differ_only_in_comments(tmp_path: Path) -> None:
+    """heterosync's `#ifdef GFX9` (its Makefile passes -DGFX9 in the gfx900 recipe only) is a build switch like
+    TEST_ON_RDNA4. gpumode's `#ifdef __gfx942__` whose branches are both `return float(x);` under different
+    comments is no construct; branches whose asm strings differ are one (and the #else's asm is the SPIR-V
+    path's, RSM204)."""
+    src = ("__device__ void nap(int n) {\n#ifdef GFX9\n  __builtin_amdgcn_s_sleep(127);\n#else\n"
+           "  __builtin_amdgcn_s_sleep(15);\n#endif\n}\n"
+           "__device__ float cvt(float x) {\n#ifdef __gfx942__\n  // MI300 has an instruction\n  return x;\n"
+           "#else\n  // fallback, TODO faster\n  return x;\n#endif\n}\n"
+           "__device__ void w() {\n#if defined(__gfx1250__)\n  asm volatile(\"s_wait_dscnt 0\");\n#else\n"
+           "  asm volatile(\"s_waitcnt lgkmcnt(0)\");\n#endif\n}\n")
+    assert lines(found(tmp_path, {"hipLocks.h": src}), "hipLocks.h") == {2: "RSM201", 18: "RSM201", 21: "RSM204"}

@@ -43,8 +43,9 @@ _ARCH_NAME = re.compile(r"^__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__$")
 # undefined for amdgcnspirv, where no gfx target is chosen. Only when no scanned source #defines them.
 IDENT = re.compile(r"[A-Za-z_]\w*")  # a C identifier (a macro name in a condition or a body)
 # So are the GPU-family switches a build passes (-DRDNA3 from a Makefile's ARCH choice, TEST_ON_RDNA4 from a
-# submission script that compiles for gfx1201): named after RDNA/CDNA, defined by no scanned source.
-BUILD_ARCH_MACRO = re.compile(r"\b(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_GFX[0-9]{1,4}[A-Z0-9_]*"
+# submission script that compiles for gfx1201, a bare -DGFX9 from a gfx900 recipe): named after RDNA/CDNA or
+# a GFX generation, defined by no scanned source.
+BUILD_ARCH_MACRO = re.compile(r"\b(?:(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)?GFX[0-9]{1,4}[A-Z0-9_]*"
                               r"|(?:[A-Z][A-Z0-9]*_)*[RC]DNA[1-4](?:_[A-Z0-9]+)*)\b")
 # A project's configure-time copy of the wave size (PROJ_AMDGCN_WAVEFRONT_SIZE, RAJA_HIP_WAVESIZE): no value
 # for SPIR-V.

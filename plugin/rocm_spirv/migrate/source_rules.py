@@ -57,7 +57,7 @@ RULE_TOKENS = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT
                HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize", *LIBRARY_WARP), INLINE_ASM: ("asm",),
                FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
 # build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A, TEST_ON_RDNA4), configure-time wave sizes, wave-size aliases
-PROJECT_TOKENS = ("_GFX", "RDNA", "CDNA", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP",
+PROJECT_TOKENS = ("GFX", "RDNA", "CDNA", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP",
                   "warp_size")
 # a file that tells the CUDA side from HIP's may #define macros only the CUDA side sees (foreign_macros)
 PLATFORM_TOKENS = ("__CUDA_ARCH__", "__HIP_PLATFORM_", "__NVCC__")
@@ -132,6 +132,7 @@ DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 STRING_DEFINE = re.compile(r'^\s*#\s*define\s+([A-Za-z_]\w*)\s+("(?:[^"\\\n]|\\.)*")\s*(?://.*)?$')
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
+STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
 
 
@@ -298,7 +299,7 @@ class SourceScan:
         checks the other files)."""
         if name in self.library and name not in self.report.defines:
             return True
-        if ("_GFX" not in name and "DNA" not in name) or name in self.report.defines or \
+        if ("GFX" not in name and "DNA" not in name) or name in self.report.defines or \
                 BUILD_ARCH_MACRO.fullmatch(name) is None:
             return False
         if self.scope is None:
@@ -446,10 +447,11 @@ class SourceScan:
                              if f.line in directives and (i >= before or f.rule.id.startswith("RSM20")))
 
     def _same_branches(self, g: Group) -> bool:
-        """Whether every branch of a chain holds the same code, spacing aside: as written, so two asm strings
-        or two comments that differ make it differ (the stripped text blanks both)."""
+        """Whether every branch of a chain holds the same code, comments and spacing aside. The stripped text
+        blanks string literals too, so they are compared as written: two asm strings that differ differ."""
         ends = [*g.branches[1:], self.idx]
-        bodies = {" ".join(" ".join(self.raw_lines[self.directives[a][0] + 1:b]).split())
+        bodies = {(" ".join(" ".join(self.lines[self.directives[a][0] + 1:b]).split()),
+                   tuple(STRING_LITERAL.findall("\n".join(self.raw_lines[self.directives[a][0] + 1:b]))))
                   for a, b in zip(g.branches, ends, strict=True)}
         return len(bodies) == 1
 
