@@ -1334,3 +1334,47 @@ def test_a_bare_gfx_generation_switch_and_branches_that_differ_only_in_comments(
            "__device__ void w() {\n#if defined(__gfx1250__)\n  asm volatile(\"s_wait_dscnt 0\");\n#else\n"
            "  asm volatile(\"s_waitcnt lgkmcnt(0)\");\n#endif\n}\n")
     assert lines(found(tmp_path, {"hipLocks.h": src}), "hipLocks.h") == {2: "RSM201", 18: "RSM201", 21: "RSM204"}
+
+
+# --- kinds blind batch 27 (dh_comms, xmrig-HIP, rocm_wmma_samples) showed; no longer held out ---------------
+
+def test_cpp_alternative_tokens_and_an_enumerator_assigned_per_branch(tmp_path: Path) -> None:
+    """dh_comms: `#if defined(__gfx940__) or defined(__gfx942__)` (C++'s `or`) guards its asm, which is that
+    branch's; a chain assigning `arch = gcnarch::gfx906;` per #elif picks one value: one RSM207 where it opens."""
+    src = ("__device__ void hdr(unsigned& xcc, gcnarch& arch) {\n"
+           "#if defined(__gfx940__) or defined(__gfx942__)\n"
+           '  asm volatile("s_getreg_b32 %0, hwreg(HW_REG_XCC_ID)" : "=s"(xcc));\n'
+           "#endif\n"
+           "#if defined(__gfx906__)\n#pragma message(\"gfx906\")\n  arch = gcnarch::gfx906;\n"
+           "#elif defined(__gfx90a__)\n  arch = gcnarch::gfx90a;\n"
+           "#elif defined(__gfx942__)\n  arch = gcnarch::gfx942;\n#endif\n}\n")
+    assert lines(found(tmp_path, {"hdr.h": src}), "hdr.h") == {2: "RSM201", 5: "RSM207"}
+
+
+def test_hipcc_arch_macros_a_test_built_on_them_and_an_asm_stub(tmp_path: Path) -> None:
+    """xmrig-HIP: old hipcc's -D__HIP_ARCH_GFX900__=1 per target; `#define COMPILE_FOR_VEGA
+    (__HIP_ARCH_GFX900__ || __HIP_ARCH_GFX906__)` is an arch test, so each #if on it is one; `#define asm(x)`
+    under `#ifdef __INTELLISENSE__` assembles nothing."""
+    r = found(tmp_path, {
+        "extra.h": ("#ifdef __INTELLISENSE__\n#define asm(x)\n#endif\n"
+                    "#define COMPILE_FOR_VEGA (__HIP_ARCH_GFX900__ || __HIP_ARCH_GFX906__)\n"
+                    "#if COMPILE_FOR_VEGA\n#define LOAD \"global_load_dwordx2\"\n#else\n#define LOAD \"flat_load\"\n"
+                    "#endif\n"),
+        "core.cu": ('#include "extra.h"\n__global__ void k(int* o) {\n#if __HIP_ARCH_GFX900__\n  o[0] = 1;\n'
+                    "#else\n  o[0] = 2;\n#endif\n}\n")})
+    assert lines(r, "extra.h") == {5: "RSM201"}
+    assert lines(r, "core.cu") == {3: "RSM201"}
+
+
+def test_a_loop_that_appends_compile_commands_per_arch(tmp_path: Path) -> None:
+    """dh_comms: the loop over CMAKE_HIP_ARCHITECTURES appends `COMMAND ${CMAKE_HIP_COMPILER} -x hip
+    --offload-arch=${arch} … -o dh_${arch}.ll` to a variable an add_custom_command splices in: a compile per
+    arch (RSM107), not the list turned into flag words."""
+    r = found(tmp_path, {"CMakeLists.txt": (
+        "project(p LANGUAGES HIP)\nset(CMDS)\n"
+        "foreach(A IN LISTS CMAKE_HIP_ARCHITECTURES)\n"
+        "  list(APPEND CMDS COMMAND ${CMAKE_HIP_COMPILER} -x hip --offload-arch=${A} --cuda-device-only "
+        "-emit-llvm -S dev.h -o dh_${A}.ll)\n"
+        "endforeach()\n"
+        "add_custom_command(OUTPUT s ${CMDS})\n")})
+    assert lines(r, "CMakeLists.txt") == {3: "RSM107"}

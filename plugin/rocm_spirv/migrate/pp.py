@@ -43,9 +43,11 @@ _ARCH_NAME = re.compile(r"^__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__$")
 # undefined for amdgcnspirv, where no gfx target is chosen. Only when no scanned source #defines them.
 IDENT = re.compile(r"[A-Za-z_]\w*")  # a C identifier (a macro name in a condition or a body)
 # So are the GPU-family switches a build passes (-DRDNA3 from a Makefile's ARCH choice, TEST_ON_RDNA4 from a
-# submission script that compiles for gfx1201, a bare -DGFX9 from a gfx900 recipe): named after RDNA/CDNA or
-# a GFX generation, defined by no scanned source.
-BUILD_ARCH_MACRO = re.compile(r"\b(?:(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)?GFX[0-9]{1,4}[A-Z0-9_]*"
+# submission script that compiles for gfx1201, a bare -DGFX9 from a gfx900 recipe, old hipcc's
+# -D__HIP_ARCH_GFX900__=1 per target; not SYCL's __SYCL_TARGET_AMD_GPU_GFX90A__, no HIP compile's): named
+# after RDNA/CDNA or a GFX generation, defined by no scanned source.
+BUILD_ARCH_MACRO = re.compile(r"(?<!\w)(?:__HIP_ARCH_GFX[0-9]{1,4}[A-Z0-9]*__"
+                              r"|(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)?GFX[0-9]{1,4}[A-Z0-9_]*"
                               r"|(?:[A-Z][A-Z0-9]*_)*[RC]DNA[1-4](?:_[A-Z0-9]+)*)\b")
 # A project's configure-time copy of the wave size (PROJ_AMDGCN_WAVEFRONT_SIZE, RAJA_HIP_WAVESIZE): no value
 # for SPIR-V.
@@ -69,6 +71,12 @@ _TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z
                     r"|(?P<op>&&|\|\||==|!=|<=|>=|<<|>>|[!()<>+\-*/%?:~&|^,]))")
 
 
+# C++'s alternative spellings, which its preprocessor reads in #if as the operators (`defined(__gfx940__) or
+# defined(__gfx942__)`); a C file gets the same from <iso646.h>.
+ALTERNATIVE_TOKENS = {"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|", "xor": "^", "compl": "~",
+                      "not_eq": "!="}
+
+
 def _tokens(text: str) -> list[str] | None:
     out: list[str] = []
     pos = 0
@@ -77,7 +85,8 @@ def _tokens(text: str) -> list[str] | None:
         m = _TOKEN.match(text, pos)
         if m is None:
             return None  # a string, a character literal or stray text: not decidable here
-        out.append(m.group(m.lastgroup or "op"))
+        tok = m.group(m.lastgroup or "op")
+        out.append(ALTERNATIVE_TOKENS.get(tok, tok))
         pos = m.end()
     return out
 

@@ -300,7 +300,7 @@ class SourceScan:
         if name in self.library and name not in self.report.defines:
             return True
         if ("GFX" not in name and "DNA" not in name) or name in self.report.defines or \
-                BUILD_ARCH_MACRO.fullmatch(name) is None:
+                BUILD_ARCH_MACRO.fullmatch(name) is None or ARCH_MACRO.fullmatch(name):  # __GFX9__ is clang's
             return False
         if self.scope is None:
             self.scope = self.path.lower().endswith(BUILD_SCOPE_SUFFIXES) or \
@@ -496,7 +496,7 @@ class SourceScan:
         """A #define body that is an arch test (0 under SPIR-V, its names arch macros or other such tests),
         defined where no arch #if covers it."""
         names = [n for n in IDENT.findall(body) if n != "defined"]
-        return bool(names) and all(ARCH_MACRO.fullmatch(n) or n in self.tests for n in names) and \
+        return bool(names) and all(ARCH_MACRO.fullmatch(n) or n in self.tests or self.build(n) for n in names) and \
             evaluate(body, self.lookup) == 0 and not any(g.arch for g in self.stack)
 
     def cond_define(self, name: str) -> None:

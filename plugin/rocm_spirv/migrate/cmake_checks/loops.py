@@ -97,7 +97,11 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
     if loop is not None and any("clang-offload-bundler" in w or w.startswith("-targets=") for w in cmd_words(cmd)):
         loop.body.append("clang-offload-bundler")  # one bundle entry per arch: never a mere probe
     if loop is not None and any(ARCH_FLAG.match(w) for w in flag_words(cmd)):
-        if name in FLAG_BUILDERS:
+        if name in FLAG_BUILDERS and "COMMAND" in cmd.values():
+            # list(APPEND cmds COMMAND ${CMAKE_HIP_COMPILER} --offload-arch=${arch} … -o k_${arch}.ll), spliced
+            # into an add_custom_command later: a compile per arch, not the list turned into words
+            loop.body.append("compile commands")
+        elif name in FLAG_BUILDERS:
             loop.var_flags = True  # list(APPEND flags --offload-arch=${t}): the user's own list, as words
         else:
             loop.arch_flags = True

@@ -35,6 +35,9 @@ _CONSTANT = r"(?:\d+[uUlL]*|[A-Za-z_]\w*(?:::\w+)+|[A-Z][A-Z0-9_]*|true|false)"
 RETURN_VALUE = re.compile(r"\breturn\s+" + _CONSTANT + r"\s*;")
 # or a compile-time constant defined to one: `static constexpr int WarpSize = 64;`
 CONSTANT_DEF = re.compile(r"\bconstexpr\b[^;=(){}]*?\b(?P<name>[A-Za-z_]\w*)\s*=\s*" + _CONSTANT + r"\s*;")
+# or a variable assigned an enumerator as the branch's statement: `arch = gcnarch::gfx906;` (dh_comms' chain
+# that records which GPU the code was built for); a number or a macro assigned is too common a statement
+ENUM_ASSIGN = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*(?:->\w+)*)\s*=\s*[A-Za-z_]\w*(?:::\w+)+\s*;\s*$")
 
 ENUM_FIX = ("query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
             "hipDeviceProp_t.gcnArchName on the host")
@@ -80,9 +83,14 @@ def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, repor
                 conds: tuple[str, ...]) -> Finding | None:
     """A `return <constant>` inside an arch #if chain, once per chain level."""
     m = RETURN_VALUE.search(line) or CONSTANT_DEF.search(line)
-    if m is None or len(stack) in reported:
+    assigned = ENUM_ASSIGN.match(line) if m is None else None
+    if (m or assigned) is None or len(stack) in reported:
         return None
     reported.add(len(stack))
+    if assigned is not None:
+        return finding(RSM207, path, no, assigned.start("name") + 1, f"assigns {assigned.group('name')} a value "
+                       "chosen by an arch #if; under SPIR-V only the fallback is compiled", ENUM_FIX, snippet, conds)
+    assert m is not None
     what = f"defines {m.group('name')} as a value" if "name" in m.groupdict() else "returns a value"
     return finding(RSM207, path, no, m.start() + 1,
                    f"{what} chosen by an arch #if; under SPIR-V only the fallback is compiled", ENUM_FIX, snippet,

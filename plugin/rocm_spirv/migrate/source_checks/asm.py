@@ -96,7 +96,8 @@ def asm_in_macro(path: str, first: int, last: int, lines: list[str], raw_lines: 
 
 
 def asm_in_define(scan: SourceScan, d: Directive) -> None:
-    if scan.live and scan.can[INLINE_ASM]:
+    # `#define asm(x)` (an IDE parser's stub under #ifdef __INTELLISENSE__) names asm, it assembles nothing
+    if scan.live and scan.can[INLINE_ASM] and d.name not in ("asm", "__asm", "__asm__"):
         asm_in_macro(scan.path, scan.idx, scan.skip_to, scan.lines, scan.raw_lines, d.name, scan.add, scan.conds,
                      scan.visible)
 
