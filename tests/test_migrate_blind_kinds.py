@@ -1378,3 +1378,26 @@ def test_a_loop_that_appends_compile_commands_per_arch(tmp_path: Path) -> None:
         "endforeach()\n"
         "add_custom_command(OUTPUT s ${CMDS})\n")})
     assert lines(r, "CMakeLists.txt") == {3: "RSM107"}
+
+
+# --- kinds blind batch 28 (comfy-kitchen, hipDF, QUICK) showed; that batch is no longer held out -------------
+
+def test_a_warp_size_switch_and_a_lower_case_gfx_build_macro(tmp_path: Path) -> None:
+    """hipDF's `#ifndef CUDF_USE_WARPSIZE_32` (a CMake option for its gfx1100 build) names one wave size, as
+    `WAVEFRONTSIZE64` does; QUICK's `AMD_ARCH_GFX90a` (lower-case suffix) is a build arch macro."""
+    src = ("#ifdef CUDF_USE_WARPSIZE_32\nusing bitmask_type = uint32_t;\n#else\nusing bitmask_type = uint64_t;\n"
+           "#endif\n__global__ void k(int* o) {\n#if defined(AMD_ARCH_GFX90a)\n  o[0] = 1;\n#else\n  o[0] = 2;\n"
+           "#endif\n}\n")
+    assert lines(found(tmp_path, {"types.hip": src}), "types.hip") == {1: "RSM202", 7: "RSM201"}
+
+
+def test_a_project_arch_option_compared_with_gfx_names_and_its_allow_list(tmp_path: Path) -> None:
+    """QUICK branches on `"${QUICK_USER_ARCH}" STREQUAL "gfx908"` (one RSM106 per if()); comfy-kitchen checks each
+    requested arch `IN_LIST COMFY_HIP_SUPPORTED_ARCHS` (read from a JSON file, so no gfx name is in sight): an
+    allow-list (RSM108)."""
+    r = found(tmp_path, {"cmake/Config.cmake": (
+        'if("${QUICK_USER_ARCH}" STREQUAL "gfx908")\n  list(APPEND F -DUSE_LEGACY_ATOMICS)\nendif()\n'
+        'if("${QUICK_USER_ARCH}" STREQUAL "gfx90a")\n  list(APPEND F -DAMD_ARCH_GFX90a)\nendif()\n'
+        "foreach(_arch IN LISTS COMFY_HIP_ARCHS)\n  if(NOT _arch IN_LIST COMFY_HIP_SUPPORTED_ARCHS)\n"
+        '    message(FATAL_ERROR "unsupported ${_arch}")\n  endif()\nendforeach()\n')})
+    assert lines(r, "cmake/Config.cmake") == {1: "RSM106", 4: "RSM106", 8: "RSM108"}

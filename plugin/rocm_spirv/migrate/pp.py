@@ -47,15 +47,16 @@ IDENT = re.compile(r"[A-Za-z_]\w*")  # a C identifier (a macro name in a conditi
 # -D__HIP_ARCH_GFX900__=1 per target; not SYCL's __SYCL_TARGET_AMD_GPU_GFX90A__, no HIP compile's): named
 # after RDNA/CDNA or a GFX generation, defined by no scanned source.
 BUILD_ARCH_MACRO = re.compile(r"(?<!\w)(?:__HIP_ARCH_GFX[0-9]{1,4}[A-Z0-9]*__"
-                              r"|(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)?GFX[0-9]{1,4}[A-Z0-9_]*"
+                              r"|(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)?GFX[0-9]{1,4}[a-z]?[A-Z0-9_]*"
                               r"|(?:[A-Z][A-Z0-9]*_)*[RC]DNA[1-4](?:_[A-Z0-9]+)*)\b")
 # A project's configure-time copy of the wave size (PROJ_AMDGCN_WAVEFRONT_SIZE, RAJA_HIP_WAVESIZE): no value
 # for SPIR-V.
 BUILD_WAVE_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_WAVE(?:FRONT)?_?SIZE\b")
 # In an #if, a project's warp size too (HYPRE_WARP_SIZE, from its configure's HYPRE_config.h).
-# Or a switch naming one wave size (llm.c's `#ifdef WAVEFRONTSIZE64`, which its Makefile passes for gfx9 targets).
+# Or a switch naming one wave size (llm.c's `#ifdef WAVEFRONTSIZE64`, which its Makefile passes for gfx9 targets;
+# hipDF's `#ifndef CUDF_USE_WARPSIZE_32`, a CMake option for its gfx1100 build).
 BUILD_WAVE_TEST = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:WAVE(?:FRONT)?|WARP)_?SIZE\b"
-                             r"|\b(?:[A-Z][A-Z0-9]*_)*WAVE(?:FRONT)?_?SIZE_?(?:32|64)\b")
+                             r"|\b(?:[A-Z][A-Z0-9]*_)*(?:WAVE(?:FRONT)?|WARP)_?SIZE_?(?:32|64)\b")
 
 # One target per family ROCm supports (GFX9 to GFX12), with the macros clang defines for it: an arch test
 # with the same answer on each and under SPIR-V (`!defined(__GFX6__) && !defined(__GFX7__)`) is no per-arch

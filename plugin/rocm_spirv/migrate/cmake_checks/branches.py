@@ -23,7 +23,9 @@ RSM106 = Rule("RSM106", "arch-branch", W, "the build branches on the target list
               unreachable=True)
 
 
-ARCH_OPTION = re.compile(r"(?:^|_)(?:AMD|AMDGPU|GPU|HIP)_?ARCH(?:S|ITECTURES?)?$")
+# a project option naming the GPU to build for: PROJ_AMD_ARCH, MY_GPU_ARCHS, QUICK_USER_ARCH (only ever a branch
+# when it is compared with a gfx name)
+ARCH_OPTION = re.compile(r"(?:^|_)(?:[A-Z0-9]+_?)?ARCH(?:S|ITECTURES?)?$")
 
 
 def _chain_reported(file: Analyzer, what: str) -> bool:
