@@ -1401,3 +1401,23 @@ def test_a_project_arch_option_compared_with_gfx_names_and_its_allow_list(tmp_pa
         "foreach(_arch IN LISTS COMFY_HIP_ARCHS)\n  if(NOT _arch IN_LIST COMFY_HIP_SUPPORTED_ARCHS)\n"
         '    message(FATAL_ERROR "unsupported ${_arch}")\n  endif()\nendforeach()\n')})
     assert lines(r, "cmake/Config.cmake") == {1: "RSM106", 4: "RSM106", 8: "RSM108"}
+
+
+# --- kinds blind batch 29 (1bit-MONSTER, Luthier, ComfyUI-FeatherOps) showed; no longer held out ------------
+
+def test_a_macro_cmake_defines_in_a_branch_on_the_target_list(tmp_path: Path) -> None:
+    """1bit-MONSTER: `string(REGEX MATCH "gfx11[0-9a-z]+" HAS_WMMA "${CMAKE_HIP_ARCHITECTURES}")` finds no gfx11
+    under amdgcnspirv (RSM106 there), and `if(NOT HAS_WMMA) add_compile_definitions(WMMA_WAVE32_DISABLED)` then
+    compiles the WMMA kernels out: each source's `#ifndef WMMA_WAVE32_DISABLED` is the construct (RSM201), the
+    builtins inside are its. A macro the build defines unconditionally is no arch test."""
+    kernel = ("#ifndef WMMA_WAVE32_DISABLED\n__global__ void k(half16 a, float8* c) {\n"
+              "  *c = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, a, *c);\n}\n#endif\n"
+              "#ifdef USE_FAST\n__global__ void f(int* o) { o[0] = 1; }\n#endif\n")
+    r = found(tmp_path, {
+        "CMakeLists.txt": ("project(p LANGUAGES HIP)\nset(CMAKE_HIP_ARCHITECTURES gfx1151 CACHE STRING \"\")\n"
+                           'string(REGEX MATCH "gfx11[0-9a-z]+" HAS_WMMA "${CMAKE_HIP_ARCHITECTURES}")\n'
+                           "if(NOT HAS_WMMA)\n  add_compile_definitions(WMMA_WAVE32_DISABLED)\nendif()\n"
+                           "add_compile_definitions(USE_FAST)\n"),
+        "kernels/wmma.hip": kernel})
+    assert lines(r, "CMakeLists.txt").get(3) == "RSM106"
+    assert lines(r, "kernels/wmma.hip") == {1: "RSM201"}

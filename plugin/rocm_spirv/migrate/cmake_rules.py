@@ -71,6 +71,9 @@ class CMakeFacts:
     hip_targets: list[str] = field(default_factory=list)
     variables: dict[str, str] = field(default_factory=dict)  # the directory scope at the end of the file
     arch_lists: frozenset[str] = frozenset()  # the variables of that scope that hold arch names
+    # macros the file defines for the compile (add_compile_definitions(X), -DX) only in a branch on the target
+    # list: per-arch macros of the project's sources, which no source #defines
+    arch_defines: frozenset[str] = frozenset()
     newline: str = "\n"  # the file's line ending; inserted lines use it too
 
 
@@ -120,6 +123,7 @@ class Analyzer:
         self.fn_commands: set[str] = set()  # functions running per-arch commands on a parameter
         self.fn_calls: dict[str, set[str]] = {}
         self.fn_looped: set[str] = set()
+        self.arch_defines: set[str] = set()
 
     # -- helpers ---------------------------------------------------------------------------
     def target(self, raw: str) -> str:
@@ -215,6 +219,7 @@ class Analyzer:
             end(self)
         self.facts.variables = dict(self.variables.values)
         self.facts.arch_lists = frozenset(self.arch_lists)
+        self.facts.arch_defines = frozenset(self.arch_defines)
         self.report.findings.sort(key=lambda f: (f.line, f.column))
         notes(self)
         return self.report, self.facts

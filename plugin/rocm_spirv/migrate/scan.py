@@ -146,6 +146,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     warp_decls: set[str] = set()  # sources that declare a constant of their own named warpSize
     named: set[str] = set()  # macros defined, or named by a build file, anywhere else
     cmake_functions: set[str] = set()  # FindHIP's command names the project defines as its own function()
+    build_arch_defines: set[str] = set()  # macros CMake defines for the compile only in a branch on the target list
     for rel, kind in walk(root, exclude):
         if kind == UNREADABLE:
             result.files.append(FileReport(rel, "folder", error="folder cannot be listed (permission denied?); "
@@ -168,6 +169,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                     report, facts = cmake_rules.analyze(rel, for_analysis(text), Context(top_policy, is_top, *scope))
                 if posixpath.basename(rel) == "CMakeLists.txt":
                     scopes.setdefault(rel_dir, _scope(facts))
+                build_arch_defines |= facts.arch_defines
                 # A project() file may gain find_package(RocmSpirv) for the files below it (projects.py).
                 if report.edits or is_top or facts.project_end is not None:
                     out.texts[rel] = for_analysis(text)
@@ -215,8 +217,12 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             cond_reports.append(report)
         if report.findings or report.edits or report.error or report.pending:
             result.files.append(report)
+    build_arch_defines -= defines  # a macro a source #defines is the project's own
+    arch_tests |= build_arch_defines
     for report in need_reports:
-        _keep_needed(report, defines, wave_aliases, arch_tests)
+        _keep_needed(report, defines, wave_aliases, arch_tests, build_arch_defines)
+    if build_arch_defines:
+        _drop_build_selected(result, build_arch_defines)
     cond_defines = [d for r in cond_reports for d in r.cond_defines]
     derived = _derive(arch_macros, live_macros, cond_defines)
     for report in cond_reports:
@@ -255,7 +261,8 @@ def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> s
         derived |= new
 
 
-def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], arch_tests: set[str]) -> None:
+def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], arch_tests: set[str],
+                 built: set[str]) -> None:
     """Findings on build-defined macros stand while no scanned source defines every one of them (then they
     are the project's own macros); a wave-size alias in a template default, while some file defines it so; an #if
     on macros this file does not define, when another file defines one as an arch test."""
@@ -271,7 +278,7 @@ def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], 
             return bool(names & arch_tests)
         return True
     report.findings[:] = [f if f.message or report.needs.get((f.line, f.column), ("",))[0] != "test" else
-                          arch_macros.tested_elsewhere(f, arch_tests) for f in report.findings if keep(f)]
+                          arch_macros.tested_elsewhere(f, arch_tests, built) for f in report.findings if keep(f)]
 
 
 def _drop_wavefront_uses(result: ScanResult) -> None:
@@ -370,6 +377,16 @@ def _drop_project_findhip(result: ScanResult, defined: set[str]) -> None:
     for report in result.files:
         if report.kind == "cmake":
             report.findings[:] = [f for f in report.findings if not findhip.project_own(f, defined)]
+
+
+def _drop_build_selected(result: ScanResult, names: set[str]) -> None:
+    """Code under `#ifndef WMMA_WAVE32_DISABLED`, a macro the build defines only in a branch on the target list:
+    whether it is compiled is that #if's construct (its RSM201), not one finding per builtin inside."""
+    for report in result.files:
+        if report.kind == "source":
+            report.findings[:] = [f for f in report.findings if f.rule.id == "RSM201" or not any(
+                set(IDENT.findall(c)) & names for c in f.conditions)]
+    result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
 
 
 def _drop_foreign(result: ScanResult, foreign: set[str]) -> None:

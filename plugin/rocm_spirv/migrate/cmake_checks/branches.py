@@ -64,4 +64,38 @@ def condition(file: Analyzer, cmd: Command) -> None:
                  "ROCM_SPIRV_OFFLOAD", Redirect.BUILD_FILE)
 
 
-TOPIC = Topic(rules=(RSM106,), condition=condition)
+DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
+_DEFINE_WORD = re.compile(r"^(?:-D)?([A-Za-z_]\w*)(?:=.*)?$")
+
+
+def regex_match(file: Analyzer, cmd: Command) -> None:
+    """`string(REGEX MATCH "gfx11[0-9a-z]+" HAS_WMMA "${CMAKE_HIP_ARCHITECTURES}")`: a gfx pattern looked for in
+    the target list, which under amdgcnspirv holds none; what the result decides is this test's (RSM106), and
+    the result is an arch list for the branches on it."""
+    values = cmd.values()
+    if values[:2] != ["REGEX", "MATCH"] or len(values) < 5 or not GFX_LOOSE.search(values[2]):
+        return
+    if not file.mentions_targets(cmd) or file.in_loop_over_targets() is not None:
+        return  # over a loop's entry: the loop is the construct (RSM107)
+    file.arch_lists.add(values[3])
+    file.add(RSM106, cmd, f"looks for {values[2]} in the target list; under amdgcnspirv it finds none",
+             "decide at JIT time with __builtin_amdgcn_processor_is in device code, or branch on "
+             "ROCM_SPIRV_OFFLOAD", Redirect.BUILD_FILE)
+
+
+def arch_define(file: Analyzer, cmd: Command) -> None:
+    """A macro defined for the compile only in a branch on the target list (`if(NOT HAS_WMMA)
+    add_compile_definitions(WMMA_WAVE32_DISABLED)`): recorded, so the sources' tests of it are arch tests."""
+    arch = file.arch_names()
+    if not any(b.kind == "if" and {n for a in b.cmd.args for n in arg_names(a)} & arch for b in file.stack):
+        return
+    values = cmd.values()
+    words = values[1:] if cmd.name == "target_compile_definitions" else values
+    for w in words:
+        m = _DEFINE_WORD.match(w)
+        if m and w not in ("PRIVATE", "PUBLIC", "INTERFACE") and (cmd.name != "add_definitions" or w.startswith("-D")):
+            file.arch_defines.add(m.group(1))
+
+
+TOPIC = Topic(rules=(RSM106,), condition=condition,
+              commands={"string": regex_match, **dict.fromkeys(DEFINE_COMMANDS, arch_define)})

@@ -120,21 +120,7 @@ def hip_target_findings(file: Analyzer) -> None:
                  "(--apply adds it); a toolchain GPU_TARGETS of amdgcnspirv also redirects it",
                  Redirect.TOOLCHAIN, handled=handled)
     pending = [(at, c, n) for at, c, n, _ in hip if n not in done]
-    noted: set[tuple[str, str]] = set()
-    scopes = _function_spans(file)
-    for at, cmd, name, why in hip:  # the call is written as the definition spells the name
-        # one target defined in several if() branches (CMake allows one definition) is noted once; the same
-        # spelling in two functions (`${TARGET_NAME}` of hip_add_library and of hip_add_executable) is two
-        key = ([""] + [fn for start, end, fn in scopes if start <= cmd.start < end])[-1], name  # innermost
-        if key in noted:
-            continue
-        noted.add(key)
-        file.report.findings.append(Finding(
-            RSM120, file.path, at.line, at.start - line_begin(file.src, at.start) + 1,
-            f"{why} {file.labels.get(name, name)} is not handed to rocm_spirv_target()",
-            "find_package(RocmSpirv REQUIRED) and "
-            f"rocm_spirv_target({cmd.values()[0]}) (--apply adds both)", Redirect.BUILD_FILE, name in done,
-            snippet(file.src, at)))
+    _note(file, hip, done)
     if not pending:
         return
     if len(hip) >= RETARGET_DIRECTORY_MIN:
@@ -148,6 +134,34 @@ def hip_target_findings(file: Analyzer) -> None:
         indent = cmd.indent
         call = f"rocm_spirv_target({cmd.values()[0]})"
         file.report.edits.append(Edit(end, end, f"{file.facts.newline}{indent}{call}"))
+
+
+def _note(file: Analyzer, hip: list[tuple[Command, Command, str, str]], done: set[str]) -> None:
+    """One RSM120 per file, where its first HIP target still to retarget is (or its first one, handled, when
+    all are retargeted), naming them all: an adoption note, not a per-arch construct, so a file defining 33
+    targets gets one line, not 33 (--apply still adds one rocm_spirv_target() after each definition). A
+    target defined in several if() branches (CMake allows one definition) is one target; the same spelling
+    in two functions (`${TARGET_NAME}` of hip_add_library and of hip_add_executable) is two."""
+    scopes = _function_spans(file)
+    targets: dict[tuple[str, str], tuple[Command, Command, str, str]] = {}
+    for at, cmd, name, why in hip:
+        key = ([""] + [fn for start, end, fn in scopes if start <= cmd.start < end])[-1], name  # innermost
+        targets.setdefault(key, (at, cmd, name, why))
+    if not targets:
+        return
+    todo = [(fn, t) for (fn, _), t in targets.items() if t[2] not in done]
+    at, cmd, name, why = (todo[0][1] if todo else next(iter(targets.values())))
+    if len(todo) > 1:
+        names = ", ".join(file.labels.get(n, n) + (f" (in {fn}())" if fn else "") for fn, (_, _, n, _) in todo)
+        message = f"{len(todo)} HIP targets are not handed to rocm_spirv_target(): {names}"
+        call = "rocm_spirv_target(<each>)"
+    else:  # the call is written as the definition spells the name
+        message = f"{why} {file.labels.get(name, name)} is not handed to rocm_spirv_target()"
+        call = f"rocm_spirv_target({cmd.values()[0]})"
+    file.report.findings.append(Finding(
+        RSM120, file.path, at.line, at.start - line_begin(file.src, at.start) + 1, message,
+        f"find_package(RocmSpirv REQUIRED) and {call} (--apply adds both)", Redirect.BUILD_FILE, not todo,
+        snippet(file.src, at)))
 
 
 def _function_spans(file: Analyzer) -> list[tuple[int, int, str]]:

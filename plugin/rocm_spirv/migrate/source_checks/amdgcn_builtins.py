@@ -33,7 +33,7 @@ RULES = (RSM205, RSM206)
 # other cvt_pk_* (fp8/bf8, f16/bf16 from f32) need fp8-conversion-insts or a newer ISA.
 EVERY_TARGET_CVT_PK = ("u8_f32", "i16", "u16")
 FEATURE_BUILTIN = re.compile(
-    r"\b__builtin_amdgcn_(mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|s?dot\d\w*|fdot2\w*"
+    r"\b__builtin_amdgcn_(mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|(?:s|u|su)?dot\d\w*|fdot2\w*"
     r"|permlane\w+|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
     rf"|cvt_pk_(?!(?:{'|'.join(EVERY_TARGET_CVT_PK)})\b)\w+|s_sleep_var|ballot_w64|ballot_w32"
     # GFX6-GFX10.3 only (no s_memtime/s_memrealtime on GFX11+), GFX6-GFX9 only (buffer_wbinvl1)

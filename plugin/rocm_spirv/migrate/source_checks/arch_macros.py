@@ -108,10 +108,14 @@ def helper_chain(chain: Finding, ret: Finding, macros: list[str]) -> Finding:
 
 
 
-def tested_elsewhere(f: Finding, tests: Collection[str]) -> Finding:
-    """The #if on macros another file defines as arch tests, worded once the scan knows which."""
+def tested_elsewhere(f: Finding, tests: Collection[str], built: Collection[str] = ()) -> Finding:
+    """The #if on macros another file defines as arch tests, or the build defines only in a branch on the target
+    list, worded once the scan knows which."""
     names = [n for n in dict.fromkeys(IDENT.findall(f.snippet)) if n in tests]
     verb = "is" if len(names) == 1 else "are"
+    if names and all(n in built for n in names):
+        return replace(f, message=f"{', '.join(names)} {verb} defined by the build only in a branch on the target "
+                                  "list (CMake): under amdgcnspirv that branch decides for every GPU")
     return replace(f, message=f"{', '.join(names)} {verb} undefined under amdgcnspirv (defined as a test of arch "
                               "macros, which are: the test is 0)")
 
