@@ -1421,3 +1421,18 @@ def test_a_macro_cmake_defines_in_a_branch_on_the_target_list(tmp_path: Path) ->
         "kernels/wmma.hip": kernel})
     assert lines(r, "CMakeLists.txt").get(3) == "RSM106"
     assert lines(r, "kernels/wmma.hip") == {1: "RSM201"}
+
+
+# --- kinds blind batch 30 (rocGRAPH, rtp-llm, HIP_Course) showed; that batch is no longer held out -----------
+
+def test_rocprims_device_warp_size_as_a_constant_and_an_env_list_through_a_variable(tmp_path: Path) -> None:
+    """rocGRAPH's vendored RAFT: `constexpr auto WAVEFRONT_SIZE = rocprim::device_warp_size();`, rocPRIM's
+    per-target wave size (RSM203 where the constant is made); HIP_Course copies $ENV{GPU_ARCH} into a variable and
+    that into CMAKE_HIP_ARCHITECTURES: the user's list, no finding."""
+    r = found(tmp_path, {
+        "amd_warp_primitives.h": ("#include <rocprim/rocprim.hpp>\nnamespace raft {\n"
+                                  "inline constexpr __device__ auto WAVEFRONT_SIZE = rocprim::device_warp_size();\n}\n"),
+        "CMakeLists.txt": ("project(p LANGUAGES HIP)\nif(DEFINED ENV{GPU_ARCH})\n  set(gpu_arch_list $ENV{GPU_ARCH})\n"
+                           "  set(CMAKE_HIP_ARCHITECTURES ${gpu_arch_list})\nendif()\n")})
+    assert lines(r, "amd_warp_primitives.h") == {3: "RSM203"}
+    assert lines(r, "CMakeLists.txt") == {}

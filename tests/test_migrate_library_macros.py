@@ -31,8 +31,8 @@ def test_the_table_is_pinned_sorted_and_names_project_macros() -> None:
     assert fp8["HIP_FP8_CVT_FAST_PATH"] == "hip/amd_detail/amd_hip_fp8.h" and "CK_USE_AMD_MFMA" not in fp8
     assert included(("hip/hip_fp8.hpp", "hip/hip_fp16.h")) == {}  # one header is that name, not a prefix
     for w in WAVE_SIZE_NAMES:
-        assert re.fullmatch(r"[0-9a-f]{40}", w.commit) and re.fullmatch(r"[A-Z][A-Z0-9_]+", w.name)
-        assert "/" in w.upstream and w.path.endswith(".h") and w.read
+        assert re.fullmatch(r"[0-9a-f]{40}", w.commit) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]+", w.name)
+        assert "/" in w.upstream and w.path.endswith((".h", ".hpp")) and w.read
 
 
 @pytest.mark.skipif(not CK_INCLUDE or shutil.which("clang-22") is None,

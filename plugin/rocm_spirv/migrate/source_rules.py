@@ -133,6 +133,9 @@ DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
 STRING_DEFINE = re.compile(r'^\s*#\s*define\s+([A-Za-z_]\w*)\s+("(?:[^"\\\n]|\\.)*")\s*(?://.*)?$')
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+# `constexpr unsigned int device_warp_size()` at the head of its definition: a library wave-size function
+LIBRARY_WARP_FUNCTION = re.compile(r"^[ \t]*constexpr\b[\w:<> \t]*\b("
+                                   + "|".join(n for n in LIBRARY_WARP if n[:1].islower()) + r")\s*\(\s*\)", re.M)
 ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
 
 
@@ -289,6 +292,9 @@ class SourceScan:
         self.directives = _directives(self.lines) if "#" in stripped else {}
         self.visible = device_visible(self.path, self.text)
         report.defines = set(DEFINE_NAME.findall(stripped)) if "define" in stripped else set()
+        if "constexpr" in stripped and LIBRARY_WARP_FUNCTION.search(stripped):
+            # the library's own tree (rocPRIM defining device_warp_size()): its definition decides, as for a macro
+            report.defines |= set(LIBRARY_WARP_FUNCTION.findall(stripped))
         self.includes = tuple(INCLUDE.findall(self.text)) if "include" in self.text else ()
         self.library = library_macros.included(self.includes) if "include" in stripped else {}
         self.line_hooks = [t.line for t in TOPICS if t.line is not None and (t.wanted is None or t.wanted(self))]

@@ -160,6 +160,12 @@ def _user_option(file: Analyzer, items: list[str]) -> bool:
     return all(n in tested and not file.variables.values.get(n, "") and n not in known for n in names)
 
 
+def _value_of(file: Analyzer, item: str) -> str:
+    """`${name}`'s value where this file set it (as written when it was unknown then), else ""."""
+    m = REF.fullmatch(item)
+    return file.variables.values.get(m.group(1), "") if m else ""
+
+
 def _comma_list(item: str) -> list[str]:
     """"gfx801,gfx90a,gfx942": a project's comma-separated GPU list (split by its own code) is its items."""
     parts = [p.strip() for p in item.split(",")]
@@ -207,8 +213,10 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     if var in TARGET_VARS:
         if items and all(i.lower() == SPIRV_TARGET for i in items):
             return
-        if items and all(ENV_REF.fullmatch(i) for i in items):
-            return  # set(GPU_TARGETS $ENV{GPU_ARCHS} CACHE …): the user's list from the environment (env.py)
+        if items and all(ENV_REF.fullmatch(i) or ENV_REF.fullmatch(_value_of(file, i)) for i in items):
+            # set(GPU_TARGETS $ENV{GPU_ARCHS} CACHE …), or through a variable set so: the user's list from the
+            # environment (env.py)
+            return
         if _user_option(file, items):
             return  # set(CMAKE_HIP_ARCHITECTURES ${PROJ_ARCH}) under if(DEFINED PROJ_ARCH): the user's -D list
         if items and all(i.upper() in ("OFF", "FALSE", "NO", "0") for i in items):

@@ -95,6 +95,10 @@ class WaveSizeName:
 WAVE_SIZE_NAMES: tuple[WaveSizeName, ...] = (
     WaveSizeName("C10_WARP_SIZE", "c10/macros/Macros.h", "pytorch/pytorch", "c0af3789ea02dfd7d3999b69fb7b2c2ebfc95439",
                  "torch/headeronly/macros/Macros.h", "the code index's copy at that commit (read_file)"),
+    # rocPRIM's `constexpr unsigned int device_warp_size()` returns ROCPRIM_WAVEFRONT_SIZE, which config.hpp sets
+    # to __AMDGCN_WAVEFRONT_SIZE: per target natively, none under amdgcnspirv (hipCUB and RAFT ports use it)
+    WaveSizeName("device_warp_size", "rocprim/rocprim.hpp", "ROCm/rocPRIM", "0ce43c037bd90b88b90ac15ebf697307ca5a932d",
+                 "rocprim/include/rocprim/intrinsics/thread.hpp", "a mirror of the repository at that commit"),
 )
 
 
