@@ -1431,7 +1431,8 @@ def test_rocprims_device_warp_size_as_a_constant_and_an_env_list_through_a_varia
     that into CMAKE_HIP_ARCHITECTURES: the user's list, no finding."""
     r = found(tmp_path, {
         "amd_warp_primitives.h": ("#include <rocprim/rocprim.hpp>\nnamespace raft {\n"
-                                  "inline constexpr __device__ auto WAVEFRONT_SIZE = rocprim::device_warp_size();\n}\n"),
+                                  "inline constexpr __device__ auto WAVEFRONT_SIZE = "
+                                  "rocprim::device_warp_size();\n}\n"),
         "CMakeLists.txt": ("project(p LANGUAGES HIP)\nif(DEFINED ENV{GPU_ARCH})\n  set(gpu_arch_list $ENV{GPU_ARCH})\n"
                            "  set(CMAKE_HIP_ARCHITECTURES ${gpu_arch_list})\nendif()\n")})
     assert lines(r, "amd_warp_primitives.h") == {3: "RSM203"}
