@@ -1437,3 +1437,21 @@ def test_rocprims_device_warp_size_as_a_constant_and_an_env_list_through_a_varia
                            "  set(CMAKE_HIP_ARCHITECTURES ${gpu_arch_list})\nendif()\n")})
     assert lines(r, "amd_warp_primitives.h") == {3: "RSM203"}
     assert lines(r, "CMakeLists.txt") == {}
+
+
+# --- kinds blind batch 31 (mt4g, optimized_rocwmma_samples, wmma_ops) showed; no longer held out ------------
+
+def test_rocwmmas_installed_arch_macros_and_a_list_detected_with_rocminfo(tmp_path: Path) -> None:
+    """optimized_rocwmma_samples tests `defined(ROCWMMA_ARCH_GFX9)` from rocWMMA's installed config.hpp (a
+    per-arch value, as clang answers), and defaults GPU_TARGETS to what `rocminfo` prints on the build machine
+    (RSM101 at that set(), as the literal fallback beside it is)."""
+    r = found(tmp_path, {
+        "fmha.cpp": ("#include <rocwmma/rocwmma.hpp>\n__global__ void k(float* o) {\n#if defined(ROCWMMA_ARCH_GFX9)\n"
+                     "  o[0] = 32;\n#else\n  o[0] = 16;\n#endif\n}\n"),
+        "CMakeLists.txt": ("project(p LANGUAGES HIP)\nif(NOT DEFINED GPU_TARGETS)\n  execute_process(\n"
+                           "    COMMAND bash -c \"rocminfo | grep -oP 'gfx[0-9]+' | sort -u\"\n"
+                           "    OUTPUT_VARIABLE DETECTED OUTPUT_STRIP_TRAILING_WHITESPACE)\n"
+                           '  if(DETECTED)\n    set(GPU_TARGETS "${DETECTED}")\n  else()\n'
+                           '    set(GPU_TARGETS "gfx950")\n  endif()\nendif()\n')})
+    assert lines(r, "fmha.cpp") == {3: "RSM201"}
+    assert lines(r, "CMakeLists.txt") == {7: "RSM101", 9: "RSM101"}

@@ -10,10 +10,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rocm_spirv.migrate.source_checks.library_macros import LIBRARY_HEADERS, WAVE_SIZE_NAMES, included, per_arch
-
-CK_INCLUDE = os.environ.get("ROCM_SPIRV_TEST_CK_INCLUDE", "")
-CLR_INCLUDE = os.environ.get("ROCM_SPIRV_TEST_CLR_INCLUDE", "")
+from rocm_spirv.migrate.source_checks.library_macros import (
+    LIBRARY_HEADERS,
+    WAVE_SIZE_NAMES,
+    LibraryHeader,
+    included,
+    per_arch,
+)
 
 
 def test_the_table_is_pinned_sorted_and_names_project_macros() -> None:
@@ -35,22 +38,19 @@ def test_the_table_is_pinned_sorted_and_names_project_macros() -> None:
         assert "/" in w.upstream and w.path.endswith((".h", ".hpp")) and w.read
 
 
-@pytest.mark.skipif(not CK_INCLUDE or shutil.which("clang-22") is None,
-                    reason="needs ROCM_SPIRV_TEST_CK_INCLUDE=<composable_kernel's include folder at the pinned "
-                           "commit, with an empty ck/config.h> and clang-22 on PATH")
-def test_clang_answers_as_the_table_says() -> None:
-    h = next(h for h in LIBRARY_HEADERS if h.include == "ck/ck.hpp")
-    assert hashlib.sha256((Path(CK_INCLUDE) / h.include).read_bytes()).hexdigest() == h.sha256
-    assert per_arch("clang-22", h.include, [f"-I{CK_INCLUDE}", "-DCK_DONT_USE_HIP_RUNTIME_HEADERS"]) == h.macros
+# where each pinned library's include folder is on this machine: ROCM_SPIRV_TEST_INCLUDE_<UPSTREAM NAME>
+INCLUDE_ENV = {h.include: f"ROCM_SPIRV_TEST_INCLUDE_{re.sub(r'[^A-Z0-9]', '_', h.upstream.split('/')[1].upper())}"
+               for h in LIBRARY_HEADERS}
 
 
-@pytest.mark.skipif(not CLR_INCLUDE or shutil.which("clang-22") is None,
-                    reason="needs ROCM_SPIRV_TEST_CLR_INCLUDE=<ROCm/clr's hipamd/include at the pinned commit> and "
-                           "clang-22 on PATH")
-def test_clang_answers_as_the_table_says_for_hip_fp8() -> None:
-    h = next(h for h in LIBRARY_HEADERS if h.include == "hip/amd_detail/amd_hip_fp8.h")
-    assert hashlib.sha256((Path(CLR_INCLUDE) / h.include).read_bytes()).hexdigest() == h.sha256
-    assert per_arch("clang-22", h.include, [f"-I{CLR_INCLUDE}", "-D__HIPCC_RTC__"]) == h.macros
+@pytest.mark.parametrize("header", LIBRARY_HEADERS, ids=lambda h: h.include)
+def test_clang_answers_as_the_table_says(header: LibraryHeader) -> None:
+    folder = os.environ.get(INCLUDE_ENV[header.include], "")
+    if not folder or shutil.which("clang-22") is None:
+        pytest.skip(f"needs {INCLUDE_ENV[header.include]}=<{header.upstream}'s include folder at {header.commit[:12]}, "
+                    f"where {header.path} is {header.include}> and clang-22 on PATH")
+    assert hashlib.sha256((Path(folder) / header.include).read_bytes()).hexdigest() == header.sha256
+    assert per_arch("clang-22", header.include, [f"-I{folder}", *header.args]) == header.macros
 
 
 def test_clang_tells_a_per_arch_macro_from_a_configuration(tmp_path: Path) -> None:

@@ -124,6 +124,7 @@ class Analyzer:
         self.fn_calls: dict[str, set[str]] = {}
         self.fn_looped: set[str] = set()
         self.arch_defines: set[str] = set()
+        self.detected: dict[str, str] = {}  # execute_process OUTPUT_VARIABLE -> the GPU-listing tool it ran
 
     # -- helpers ---------------------------------------------------------------------------
     def target(self, raw: str) -> str:

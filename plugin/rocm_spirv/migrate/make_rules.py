@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rocm_spirv.migrate.cmake_words import ARCH_ITEM, GFX, TARGET_VARS
+from rocm_spirv.migrate.cmake_words import ARCH_ITEM, DETECT, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
 from rocm_spirv.offload import SPIRV_TARGET
 
@@ -71,7 +71,6 @@ MAKE_CONDITIONAL = re.compile(r"^\s*(?P<word>ifeq|ifneq|ifdef|ifndef|else|endif)
 GFX_TEST = re.compile(r"^\s*(?:ifeq|ifneq)?\s*[(\"'].*\bgfx[0-9]", re.IGNORECASE)
 # tools that list the build machine's GPUs
 OPENMP = re.compile(r"(?<![\w-])(?:-fopenmp\b|amdflang\b|flang(?:-new)?\b)")
-DETECT = re.compile(r"\b(?:amdgpu-arch|amdgpu-offload-arch|rocm_agent_enumerator|rocminfo)\b")
 
 
 def _arch_branch(path: str, line: _Line) -> Finding:

@@ -13,7 +13,7 @@ from rocm_spirv.migrate.cmake_checks.fixes import GUARD_OPEN, wrap
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
-from rocm_spirv.migrate.cmake_words import ALLOW_NAME, ARCH_ITEM, ENV_VARS, FINDHIP_LIST, GFX, TARGET_VARS
+from rocm_spirv.migrate.cmake_words import ALLOW_NAME, ARCH_ITEM, DETECT, ENV_VARS, FINDHIP_LIST, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 from rocm_spirv.offload import SPIRV_TARGET, TOOLCHAIN_LISTS
 
@@ -217,6 +217,14 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             # set(GPU_TARGETS $ENV{GPU_ARCHS} CACHE …), or through a variable set so: the user's list from the
             # environment (env.py)
             return
+        detected = [m.group(1) for i in items if (m := REF.fullmatch(i)) and m.group(1) in file.detected]
+        if items and len(detected) == len(items):
+            redirect, why = redirect_for_set(file, var, cache, force)
+            kind = "defaulted" if any(var in b.defaults for b in file.stack) else "set"
+            file.add(RSM101, cmd, f"{var} {kind} to the build machine's GPUs (${{{detected[0]}}}, from "
+                     f"{file.detected[detected[0]]}) ({why})", "build with the target list given "
+                     "(-DGPU_TARGETS=amdgcnspirv or the toolchain file), not detected", redirect)
+            return
         if _user_option(file, items):
             return  # set(CMAKE_HIP_ARCHITECTURES ${PROJ_ARCH}) under if(DEFINED PROJ_ARCH): the user's -D list
         if items and all(i.upper() in ("OFF", "FALSE", "NO", "0") for i in items):
@@ -312,5 +320,14 @@ def string_command(file: Analyzer, cmd: Command) -> None:
         file.arch_lists.add(out)
 
 
+def detected_output(file: Analyzer, cmd: Command) -> None:
+    """execute_process(COMMAND … rocminfo … OUTPUT_VARIABLE X): X holds the build machine's GPUs."""
+    values = cmd.values()
+    if "OUTPUT_VARIABLE" in values and values.index("OUTPUT_VARIABLE") + 1 < len(values):
+        tool = next((m.group(0) for v in values if (m := DETECT.search(v))), None)
+        if tool is not None:
+            file.detected[values[values.index("OUTPUT_VARIABLE") + 1]] = tool
+
+
 TOPIC = Topic(rules=(RSM101, RSM114), commands={"set": set_command, "list": list_command,
-                                                "string": string_command})
+                                                "string": string_command, "execute_process": detected_output})

@@ -13,6 +13,7 @@ Regenerate from the library's include folder at the commit recorded in the entry
     python -m rocm_spirv.migrate.source_checks.library_macros ck/ck.hpp INCLUDE_DIR -DCK_DONT_USE_HIP_RUNTIME_HEADERS
     python -m rocm_spirv.migrate.source_checks.library_macros hip/amd_detail/amd_hip_fp8.h CLR/hipamd/include \
         -D__HIPCC_RTC__
+    python -m rocm_spirv.migrate.source_checks.library_macros rocwmma/internal/config.hpp ROCWMMA/library/include
 
 (CK_DONT_USE_HIP_RUNTIME_HEADERS keeps HIP's own headers out, they are not the library's; ck/config.h, which
 CK's configure generates, may be an empty file in INCLUDE_DIR). tests/test_migrate_library_macros.py checks
@@ -42,6 +43,7 @@ class LibraryHeader:
     path: str  # in that repository
     sha256: str  # of the header at that commit
     macros: tuple[str, ...]  # per-arch, sorted
+    args: tuple[str, ...] = ()  # the clang arguments, besides -I<include folder>, it was generated with
 
 
 LIBRARY_HEADERS: tuple[LibraryHeader, ...] = (
@@ -61,6 +63,7 @@ LIBRARY_HEADERS: tuple[LibraryHeader, ...] = (
             "CK_USE_AMD_V_FMAC_F32",
             "CK_USE_AMD_V_MAC_F32",
         ),
+        ("-DCK_DONT_USE_HIP_RUNTIME_HEADERS",),
     ),
     # HIP's own fp8 header picks the conversion path and the fp8 flavour per GPU (FNUZ on gfx94x, OCP on
     # gfx12 and gfx950, both in the generic pass, fast path 0 under amdgcnspirv); not reached from
@@ -72,6 +75,19 @@ LIBRARY_HEADERS: tuple[LibraryHeader, ...] = (
         "f9f995c6d0aecec28debd3db0f41df0c15ec003d", "hipamd/include/hip/amd_detail/amd_hip_fp8.h",
         "b57ff27e43a35095b43a5154e8d7c6bfd7d1a6e306dd94bd411bb0060bad29b0",
         ("ENABLE_FNUZ_HIPRTC", "ENABLE_OCP_HIPRTC", "HIP_FP8_CVT_FAST_PATH", "HIP_FP8_TYPE_FNUZ", "HIP_FP8_TYPE_OCP"),
+        ("-D__HIPCC_RTC__",),
+    ),
+    # rocWMMA's arch flags (ROCWMMA_ARCH_GFX9 is 1 in a gfx9 device pass, 0 elsewhere) and wave mode
+    LibraryHeader(
+        ("rocwmma/",), "rocwmma/internal/config.hpp", "ROCm/rocWMMA", "fa7e8ee6f1ad43261fe5a66abddfe7c4ef8e7d6e",
+        "library/include/rocwmma/internal/config.hpp",
+        "b9577b4e2fa7ce0e9104df46a2e2b28874366f0949606e932a022e18f9321144",
+        (
+            "ROCWMMA_ARCH_GFX11", "ROCWMMA_ARCH_GFX1100", "ROCWMMA_ARCH_GFX1101", "ROCWMMA_ARCH_GFX12",
+            "ROCWMMA_ARCH_GFX1200", "ROCWMMA_ARCH_GFX1201", "ROCWMMA_ARCH_GFX9", "ROCWMMA_ARCH_GFX908",
+            "ROCWMMA_ARCH_GFX90A", "ROCWMMA_ARCH_GFX942", "ROCWMMA_ARCH_GFX94X", "ROCWMMA_BLOCK_DIM_16_SUPPORTED",
+            "ROCWMMA_BLOCK_DIM_32_SUPPORTED", "ROCWMMA_WAVE32_MODE", "ROCWMMA_WAVE64_MODE",
+        ),
     ),
 )
 
