@@ -107,7 +107,8 @@ class Analyzer:
         self.variables = Variables(dict(ctx.inherited))
         self.labels: dict[str, str] = {}  # target -> how messages name it (a foreach's items)
         self.more_sources: dict[str, list[str]] = {}  # target -> what target_sources() adds
-        self.target_defs: list[tuple[Command, str, list[str]]] = []
+        # each target definition: the command, the name, its sources, the function() or macro() it is in ("")
+        self.target_defs: list[tuple[Command, str, list[str], str]] = []
         self.property_targets: dict[str, Command] = {}
         self.option_targets: dict[str, Command] = {}  # -x hip / arch flags in target_compile_options
         self.device_links: dict[str, Command] = {}  # target_link_libraries(<t> … hip::device)

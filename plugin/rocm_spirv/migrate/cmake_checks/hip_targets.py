@@ -73,14 +73,14 @@ def target_def(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
     if not values or values[1:2] in (["IMPORTED"], ["ALIAS"], ["INTERFACE"]):
         return  # add_library(k) alone is a target too: target_sources() gives it sources
-    file.target_defs.append((cmd, file.target(values[0]), file.variables.items(values[1:])))
+    file.target_defs.append((cmd, file.target(values[0]), file.variables.items(values[1:]), file.function()))
     file.labels[file.target(values[0])] = file.variables.label(values[0])
 
 
 def hip_target_findings(file: Analyzer) -> None:
-    # (command to report at, definition, name, how it becomes HIP)
-    hip: list[tuple[Command, Command, str, str]] = []
-    for cmd, name, items in file.target_defs:
+    # (command to report at, definition, name, how it becomes HIP, the function() defining it)
+    hip: list[tuple[Command, Command, str, str, str]] = []
+    for cmd, name, items, fn in file.target_defs:
         if any(is_hip_source(i, file.hip_sources) for i in [*items, *file.more_sources.get(name, [])]):
             why = "HIP target"
         elif name in file.property_targets:
@@ -99,9 +99,9 @@ def hip_target_findings(file: Analyzer) -> None:
                 Redirect.TOOLCHAIN, True, snippet(file.src, cmd)))
             continue
         at = file.device_links[name] if why.endswith("hip::device)") else cmd
-        hip.append((at, cmd, name, why))
-    file.facts.hip_targets = [n for _, _, n, _ in hip]
-    done = {n for _, _, n, _ in hip if file.retarget_directory or n in file.retargeted}
+        hip.append((at, cmd, name, why, fn))
+    file.facts.hip_targets = [h[2] for h in hip]
+    done = {h[2] for h in hip if file.retarget_directory or h[2] in file.retargeted}
     users = sorted(file.device_links)
     if users and all(u in done for u in users):  # each user gets a copy of hip::device without arch flags
         done.add(HIP_DEVICE)
@@ -119,7 +119,7 @@ def hip_target_findings(file: Analyzer) -> None:
                  "rocm_spirv_target() on those targets swaps in a copy of hip::device without the arch flags "
                  "(--apply adds it); a toolchain GPU_TARGETS of amdgcnspirv also redirects it",
                  Redirect.TOOLCHAIN, handled=handled)
-    pending = [(at, c, n) for at, c, n, _ in hip if n not in done]
+    pending = [(h[0], h[1], h[2]) for h in hip if h[2] not in done]
     _note(file, hip, done)
     if not pending:
         return
@@ -136,23 +136,21 @@ def hip_target_findings(file: Analyzer) -> None:
         file.report.edits.append(Edit(end, end, f"{file.facts.newline}{indent}{call}"))
 
 
-def _note(file: Analyzer, hip: list[tuple[Command, Command, str, str]], done: set[str]) -> None:
+def _note(file: Analyzer, hip: list[tuple[Command, Command, str, str, str]], done: set[str]) -> None:
     """One RSM120 per file, where its first HIP target still to retarget is (or its first one, handled, when
     all are retargeted), naming them all: an adoption note, not a per-arch construct, so a file defining 33
     targets gets one line, not 33 (--apply still adds one rocm_spirv_target() after each definition). A
     target defined in several if() branches (CMake allows one definition) is one target; the same spelling
     in two functions (`${TARGET_NAME}` of hip_add_library and of hip_add_executable) is two."""
-    scopes = _function_spans(file)
-    targets: dict[tuple[str, str], tuple[Command, Command, str, str]] = {}
-    for at, cmd, name, why in hip:
-        key = ([""] + [fn for start, end, fn in scopes if start <= cmd.start < end])[-1], name  # innermost
-        targets.setdefault(key, (at, cmd, name, why))
+    targets: dict[tuple[str, str], tuple[Command, Command, str, str, str]] = {}
+    for h in hip:
+        targets.setdefault((h[4], h[2]), h)
     if not targets:
         return
-    todo = [(fn, t) for (fn, _), t in targets.items() if t[2] not in done]
-    at, cmd, name, why = (todo[0][1] if todo else next(iter(targets.values())))
+    todo = [t for t in targets.values() if t[2] not in done]
+    at, cmd, name, why, _ = todo[0] if todo else next(iter(targets.values()))
     if len(todo) > 1:
-        names = ", ".join(file.labels.get(n, n) + (f" (in {fn}())" if fn else "") for fn, (_, _, n, _) in todo)
+        names = ", ".join(file.labels.get(n, n) + (f" (in {fn}())" if fn else "") for _, _, n, _, fn in todo)
         message = f"{len(todo)} HIP targets are not handed to rocm_spirv_target(): {names}"
         call = "rocm_spirv_target(<each>)"
     else:  # the call is written as the definition spells the name
@@ -162,19 +160,6 @@ def _note(file: Analyzer, hip: list[tuple[Command, Command, str, str]], done: se
         RSM120, file.path, at.line, at.start - line_begin(file.src, at.start) + 1, message,
         f"find_package(RocmSpirv REQUIRED) and {call} (--apply adds both)", Redirect.BUILD_FILE, not todo,
         snippet(file.src, at)))
-
-
-def _function_spans(file: Analyzer) -> list[tuple[int, int, str]]:
-    """(start, end, name) of each function()/macro() body of the file, by start (an inner one after its outer)."""
-    spans: list[tuple[int, int, str]] = []
-    open_: list[tuple[int, str]] = []
-    for c in file.commands:
-        if c.name in ("function", "macro"):
-            open_.append((c.start, (c.values() or [""])[0].lower()))
-        elif c.name in ("endfunction", "endmacro") and open_:
-            start, fn = open_.pop()
-            spans.append((start, c.end, fn))
-    return sorted(spans)
 
 
 TOPIC = Topic(rules=(RSM120,), seen=target_facts, end=hip_target_findings,
