@@ -1455,3 +1455,40 @@ def test_rocwmmas_installed_arch_macros_and_a_list_detected_with_rocminfo(tmp_pa
                            '    set(GPU_TARGETS "gfx950")\n  endif()\nendif()\n')})
     assert lines(r, "fmha.cpp") == {3: "RSM201"}
     assert lines(r, "CMakeLists.txt") == {7: "RSM101", 9: "RSM101"}
+
+
+# --- kinds blind batch 32 (SuperSonic, madgraph4gpu, fastllm) showed; that batch is no longer held out --------
+
+FASTLLM_LIKE = (
+    "project(p LANGUAGES CXX)\n"
+    "function(detect_devices)\n"
+    "  find_program(ROCMINFO rocminfo PATHS /opt/rocm/bin)\n"
+    "  execute_process(COMMAND ${ROCMINFO} OUTPUT_VARIABLE OUT ERROR_QUIET)\n"
+    '  string(REGEX MATCHALL "Name:[ \\t]+gfx[0-9a-f]+" MATCHES "${OUT}")\n'
+    "  set(FOUND \"\")\n  set(OLD FALSE)\n"
+    "  foreach(M ${MATCHES})\n"
+    '    string(REGEX REPLACE "Name:[ \\t]+" "" ARCH ${M})\n'
+    "    list(APPEND FOUND ${ARCH})\n"
+    '    if(${ARCH} STREQUAL "gfx906")\n      set(OLD TRUE)\n    endif()\n'
+    "  endforeach()\n"
+    '  set(DETECTED_ARCHS "${FOUND}" PARENT_SCOPE)\n  set(HAS_OLD ${OLD} PARENT_SCOPE)\n'
+    "endfunction()\n"
+    "detect_devices()\n"
+    'if(DETECTED_ARCHS)\n  set(PROJ_ARCH "${DETECTED_ARCHS}")\nendif()\n'
+    "set(CMAKE_HIP_ARCHITECTURES ${PROJ_ARCH})\n"
+    "if(HAS_OLD)\n  add_compile_definitions(NO_TENSOR_CORE)\nendif()\n"
+    "if(USE_FAST)\n  set(FAST ON)\nendif()\nif(FAST)\n  add_compile_definitions(FAST_PATH)\nendif()\n")
+
+
+def test_a_list_rocminfo_printed_through_a_function_and_a_switch_a_gfx_branch_set(tmp_path: Path) -> None:
+    """fastllm: `find_program(ROCMINFO rocminfo)`, its output parsed in a detection function and handed up with
+    PARENT_SCOPE, then copied into the project's list and that into CMAKE_HIP_ARCHITECTURES: RSM101 where the
+    detected list becomes the project's. The same function sets HAS_MI50 in a gfx906 branch (RSM106 there);
+    `if(HAS_MI50) add_compile_definitions(HIP_NO_TENSOR_CORE)` makes the sources' tests of that macro arch tests
+    (RSM201). A switch set by an ordinary option branch is none."""
+    r = found(tmp_path, {
+        "CMakeLists.txt": FASTLLM_LIKE,
+        "kernels.hip": ("#if !defined(NO_TENSOR_CORE)\n__global__ void k(int* o) { o[0] = 1; }\n#endif\n"
+                        "#ifdef FAST_PATH\n__global__ void f(int* o) { o[0] = 2; }\n#endif\n")})
+    assert lines(r, "CMakeLists.txt") == {11: "RSM106", 20: "RSM101"}
+    assert lines(r, "kernels.hip") == {1: "RSM201"}

@@ -57,6 +57,7 @@ class Block:
     flag_targets: set[str] = field(default_factory=set)  # targets those flags are put on
     pinned_flags: bool = False  # some flag names a gfx target rather than the loop's entry
     var_flags: bool = False  # the body only turns entries into --offload-arch=<entry> words of a variable
+    arch_branch: bool = False  # if(): some branch of the chain compares the target list with a gfx name (RSM106)
 
 
 @dataclass
@@ -126,6 +127,10 @@ class Analyzer:
         self.fn_looped: set[str] = set()
         self.arch_defines: set[str] = set()
         self.detected: dict[str, str] = {}  # execute_process OUTPUT_VARIABLE -> the GPU-listing tool it ran
+        self.detect_programs: dict[str, str] = {}  # find_program(<var> rocminfo …) -> that tool
+        # variables set in a branch on the target list (`set(HAS_MI50 TRUE)` under `if(arch STREQUAL gfx906)`),
+        # and copies of them: a later if() on one is a branch on the target list, one step removed
+        self.arch_switches: set[str] = set()
 
     # -- helpers ---------------------------------------------------------------------------
     def target(self, raw: str) -> str:
@@ -239,7 +244,7 @@ class Analyzer:
             top.guarded = GUARD_VAR in {n for a in cmd.args for n in arg_names(a)} if name == "elseif" else top.guarded
             if name == "elseif":  # its condition is evaluated unless an earlier branch is certainly taken
                 top.dead = f"the else() of {snippet(self.src, top.cmd).strip()}" if top.taken is True else ""
-                self.condition(cmd)
+                top.arch_branch = self.condition(cmd) or top.arch_branch
             self.next_branch(top, cmd if name == "elseif" else None)
             return
         if name == "cmake_minimum_required" and "VERSION" in values:
@@ -263,8 +268,8 @@ class Analyzer:
             # build file nests like that. scan reports the file as not analyzed (an error under --check).
             raise RecursionError(f"blocks nested more than {MAX_NESTING} deep")
         if name == "if" or name == "while":
-            self.condition(cmd)
-            self.open_if(cmd) if name == "if" else self.stack.append(Block("while", cmd))
+            arch_branch = self.condition(cmd)
+            self.open_if(cmd, arch_branch) if name == "if" else self.stack.append(Block("while", cmd))
             return
         if name == "foreach":
             self.open_foreach(cmd)
@@ -286,18 +291,25 @@ class Analyzer:
             if b.kind == kind:
                 return
 
-    def condition(self, cmd: Command) -> None:
+    def condition(self, cmd: Command) -> bool:
+        """Run the condition checks; whether they found the condition branching on the target list (RSM106)."""
+        before = len(self.report.findings)
         for check in CONDITIONS:
             check(self, cmd)
+        return any(f.rule.id == "RSM106" and f.line == cmd.line for f in self.report.findings[before:])
 
-    def open_if(self, cmd: Command) -> None:
+    def arch_branch(self) -> bool:
+        """Whether this command is in a branch of an if() chain on the target list."""
+        return any(b.kind == "if" and b.arch_branch for b in self.stack)
+
+    def open_if(self, cmd: Command, arch_branch: bool = False) -> None:
         values = cmd.values()
         names = {n for a in cmd.args for n in arg_names(a)}
         upper = [v.upper() for v in values]
         defaults: frozenset[str] = frozenset()
         if upper[:1] == ["NOT"] and not (set(upper) & COMPARISONS):
             defaults = frozenset(names & TARGET_VARS)
-        block = Block("if", cmd, guarded=GUARD_VAR in names, defaults=defaults)
+        block = Block("if", cmd, guarded=GUARD_VAR in names, defaults=defaults, arch_branch=arch_branch)
         self.next_branch(block, cmd)
         self.stack.append(block)
 
@@ -324,6 +336,9 @@ class Analyzer:
             listed = a.kind == "unquoted" and any(r.value == "LISTS" for r in rest[:i])
             if (names & self.arch_names() and ("${" in a.value or listed)) or GFX.search(a.value):
                 over = True
+            tool = next((self.detected[n] for n in sorted(names) if n in self.detected), None)
+            if tool is not None and ("${" in a.value or listed):  # foreach(m ${GFX_MATCHES}): rocminfo's names
+                self.detected[loop_var] = tool
         self.stack.append(Block("foreach", cmd, loop_var=loop_var, over_targets=over))
 
 

@@ -147,6 +147,41 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     named: set[str] = set()  # macros defined, or named by a build file, anywhere else
     cmake_functions: set[str] = set()  # FindHIP's command names the project defines as its own function()
     build_arch_defines: set[str] = set()  # macros CMake defines for the compile only in a branch on the target list
+    prefiltered: list[str] = []  # sources read and passed over: nothing any rule looks for
+
+    def take_source(rel: str, text: str, build_macros: frozenset[str]) -> FileReport:
+        """One source's findings, and what it tells the scan about the other files."""
+        nonlocal foreign, named, arch_macros, live_macros, defines, wave_aliases, arch_tests
+        report = source_rules.analyze(rel, text, build_macros=build_macros)
+        if report.prefiltered:
+            prefiltered.append(rel)
+            return report
+        foreign |= report.foreign_macros
+        named |= report.defines - report.foreign_macros if report.defines else _defined_names(text)
+        arch_macros |= report.arch_macros
+        live_macros |= report.live_macros
+        defines |= report.defines
+        wave_aliases |= report.wave_aliases
+        arch_tests |= report.arch_tests
+        if report.needs:
+            need_reports.append(report)
+        if report.includes or report.arch_macros or report.declares_warp:
+            graph[rel] = (frozenset(report.arch_macros), frozenset(report.live_macros), report.includes)
+        if report.declares_warp:
+            warp_decls.add(rel)
+        return report
+
+    def keep(report: FileReport, text: str) -> None:
+        """Suppression comments applied; the report kept if it says anything."""
+        if report.findings:
+            gate.mark_suppressed(report.findings, text)
+        if report.pending:
+            gate.mark_suppressed(report.pending, text)
+        if report.cond_defines:
+            cond_reports.append(report)
+        if report.findings or report.edits or report.error or report.pending:
+            result.files.append(report)
+
     for rel, kind in walk(root, exclude):
         if kind == UNREADABLE:
             result.files.append(FileReport(rel, "folder", error="folder cannot be listed (permission denied?); "
@@ -185,21 +220,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             elif kind == "make":
                 report = make_rules.analyze(rel, text)
             else:
-                report = source_rules.analyze(rel, text)
-                foreign |= report.foreign_macros
-                named |= report.defines - report.foreign_macros if report.defines else \
-                    _defined_names(text)
-                arch_macros |= report.arch_macros
-                live_macros |= report.live_macros
-                defines |= report.defines
-                wave_aliases |= report.wave_aliases
-                arch_tests |= report.arch_tests
-                if report.needs:
-                    need_reports.append(report)
-                if report.includes or report.arch_macros or report.declares_warp:
-                    graph[rel] = (frozenset(report.arch_macros), frozenset(report.live_macros), report.includes)
-                if report.declares_warp:
-                    warp_decls.add(rel)
+                report = take_source(rel, text, frozenset())
             # FindHIP.cmake vendored into the tree defines them too: that is FindHIP (HCC_AMDGPU_TARGET its list)
             if kind == "cmake" and "hip_add_" in text and posixpath.basename(rel).lower() != "findhip.cmake" \
                     and FINDHIP_LIST not in text:
@@ -209,15 +230,20 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         except RecursionError as err:  # absurdly nested JSON, CMake or #if: data, not build logic
             why = str(err) if str(err).startswith(("blocks", "#if")) else "nested too deeply to analyze"
             report = FileReport(rel, kind, error=f"{why}; skipped")
-        if report.findings:
-            gate.mark_suppressed(report.findings, text)
-        if report.pending:
-            gate.mark_suppressed(report.pending, text)
-        if report.cond_defines:
-            cond_reports.append(report)
-        if report.findings or report.edits or report.error or report.pending:
-            result.files.append(report)
+        keep(report, text)
     build_arch_defines -= defines  # a macro a source #defines is the project's own
+    if build_arch_defines and prefiltered:
+        # `#if !defined(HIP_NO_TENSOR_CORE)` where CMake defines it only for gfx906: a source with nothing else
+        # a rule looks for, passed over before the build files had all been read
+        wanted = frozenset(build_arch_defines)
+        for rel in prefiltered:
+            text = _read(os.path.join(base, rel)).text
+            if text is not None and any(n in text for n in wanted):
+                try:
+                    keep(take_source(rel, text, wanted), text)
+                except RecursionError as err:
+                    keep(FileReport(rel, "source", error=f"{err}; skipped"), text)
+        build_arch_defines -= defines
     arch_tests |= build_arch_defines
     for report in need_reports:
         _keep_needed(report, defines, wave_aliases, arch_tests, build_arch_defines)

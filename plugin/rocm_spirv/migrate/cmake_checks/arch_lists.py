@@ -172,6 +172,32 @@ def _comma_list(item: str) -> list[str]:
     return parts if len(parts) > 1 and all(ARCH_ITEM.match(p) for p in parts) else [item]
 
 
+_SWITCH_VALUE = frozenset({"ON", "OFF", "TRUE", "FALSE", "YES", "NO", "1", "0"})
+
+
+def _carry(file: Analyzer, var: str, items: list[str], copied: list[str]) -> None:
+    """What a set() carries to var: a switch set in a branch on the target list (`set(HAS_MI50 TRUE)` under
+    `if(${arch} STREQUAL "gfx906")`) or copied from one (`set(ROCM_HAS_MI50 ${HAS_MI50} PARENT_SCOPE)`); a copy
+    of a list a GPU-listing tool printed. Only a switch's on/off value: a flag string set there is not one."""
+    if var in TARGET_VARS:
+        return
+    switch = len(items) == 1 and items[0].upper() in _SWITCH_VALUE
+    if (switch and file.arch_branch()) or (copied and len(copied) == len(items) and set(copied) & file.arch_switches):
+        file.arch_switches.add(var)
+    if items and len(copied) == len(items) and all(c in file.detected for c in copied):
+        file.detected[var] = file.detected[copied[0]]
+
+
+def _copied_into_targets(file: Analyzer, var: str, cmd: Command) -> str:
+    """The target list a later `set(CMAKE_HIP_ARCHITECTURES ${var})` copies var into, or ""."""
+    for other in file.commands:
+        values = other.values()
+        if other.start > cmd.start and other.name == "set" and values[:1] and values[0] in TARGET_VARS and any(
+                (m := REF.fullmatch(v)) is not None and m.group(1) == var for v in values[1:]):
+            return values[0]
+    return ""
+
+
 def set_command(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
     if not values:
@@ -193,6 +219,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     items = [part for v in rest for i in split_list(v) for part in _comma_list(i)]
     gfx_items = [i for i in items if GFX.search(i)]
     copied = [m.group(1) for i in items if (m := REF.match(i))]
+    _carry(file, var, items, copied)
     if items and len(copied) == len(items) and set(copied) <= file.arch_names():
         file.arch_lists.add(var)
         return  # a copy of a list: the list's origin is the finding
@@ -244,6 +271,15 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         if gfx_items and not file.guarded():
             wrap(file, cmd, spirv)
         return
+    from_tool = bool(copied) and len(copied) == len(items) and all(c in file.detected for c in copied)
+    into = _copied_into_targets(file, var, cmd) if from_tool else ""
+    if into:  # set(ROCM_ARCH "${ROCM_DETECTED_ARCHS}") … set(CMAKE_HIP_ARCHITECTURES ${ROCM_ARCH})
+        kind = "defaulted" if any(b.kind == "if" for b in file.stack) else "set"
+        file.add(RSM101, cmd, f"{var} {kind} to the build machine's GPUs ({file.detected[var]}), then copied into "
+                 f"{into}", "build with the target list given (-DGPU_TARGETS=amdgcnspirv or the toolchain file), "
+                 "not detected", Redirect.BUILD_FILE)
+        file.arch_lists.add(var)  # the copy into the target list is then a copy: this is the origin
+        return
     named, target_list = _named_after_list(rest)
     if named:
         file.add(RSM114, cmd, f"{var} is named after the target list ({named}); under SPIR-V it holds "
@@ -290,6 +326,10 @@ def list_command(file: Analyzer, cmd: Command) -> None:
                  f"{out or 'the entry'} under SPIR-V (branch on ROCM_SPIRV_OFFLOAD)", Redirect.BUILD_FILE)
     elif op in ("APPEND", "PREPEND", "INSERT") and var not in TARGET_VARS:
         items = [i for v in values[2:] for i in split_list(v)]
+        tool = next((file.detected[m.group(1)] for i in items
+                     if (m := REF.fullmatch(i)) and m.group(1) in file.detected), None)
+        if tool is not None:  # list(APPEND DETECTED_ARCHS ${ARCH}) in a loop over what rocminfo printed
+            file.detected.setdefault(var, tool)
         gfx = [i for i in items if GFX.search(i)]
         if gfx and all(ARCH_ITEM.match(i) for i in items):
             file.arch_lists.add(var)
@@ -307,8 +347,16 @@ def list_command(file: Analyzer, cmd: Command) -> None:
 
 def string_command(file: Analyzer, cmd: Command) -> None:
     """`string(REPLACE "," ";" OUT "${CMAKE_HIP_ARCHITECTURES}")` reformats the target list: OUT is a copy of it
-    (hypre joins the list with commas and splits it again, then sets CMAKE_HIP_ARCHITECTURES to the copy)."""
+    (hypre joins the list with commas and splits it again, then sets CMAKE_HIP_ARCHITECTURES to the copy).
+    A regex over what a GPU-listing tool printed (`string(REGEX MATCHALL "gfx[0-9a-f]+" OUT "${ROCMINFO_OUT}")`)
+    is what it detected."""
     values = cmd.values()
+    if values[:1] == ["REGEX"] and len(values) >= 5 and values[1] in ("MATCH", "MATCHALL", "REPLACE"):
+        out = values[4] if values[1] == "REPLACE" else values[3]
+        read = {r.name for v in values[4 + (values[1] == "REPLACE"):] for r in refs(v) if r.kind == "var"}
+        tool = next((file.detected[n] for n in sorted(read) if n in file.detected), None)
+        if tool is not None:
+            file.detected[out] = tool
     if values[:1] == ["REPLACE"] and len(values) >= 5:
         out, inputs = values[3], values[4:]
     elif values[:2] == ["REGEX", "REPLACE"] and len(values) >= 6:
@@ -324,10 +372,22 @@ def detected_output(file: Analyzer, cmd: Command) -> None:
     """execute_process(COMMAND … rocminfo … OUTPUT_VARIABLE X): X holds the build machine's GPUs."""
     values = cmd.values()
     if "OUTPUT_VARIABLE" in values and values.index("OUTPUT_VARIABLE") + 1 < len(values):
-        tool = next((m.group(0) for v in values if (m := DETECT.search(v))), None)
+        tool = next((m.group(0) for v in values if (m := DETECT.search(v))), None) or next(
+            (file.detect_programs[r.name] for a in cmd.args for r in refs(a.value)
+             if r.kind == "var" and r.name in file.detect_programs), None)
         if tool is not None:
             file.detected[values[values.index("OUTPUT_VARIABLE") + 1]] = tool
 
 
+def detect_program(file: Analyzer, cmd: Command) -> None:
+    """find_program(ROCMINFO rocminfo PATHS …): ${ROCMINFO} runs a GPU-listing tool."""
+    values = cmd.values()
+    names = values[values.index("NAMES") + 1:] if "NAMES" in values else values[1:2]
+    tool = next((m.group(0) for v in names if (m := DETECT.fullmatch(v))), None)
+    if values and tool is not None:
+        file.detect_programs[values[0]] = tool
+
+
 TOPIC = Topic(rules=(RSM101, RSM114), commands={"set": set_command, "list": list_command,
-                                                "string": string_command, "execute_process": detected_output})
+                                                "string": string_command, "execute_process": detected_output,
+                                                "find_program": detect_program})

@@ -85,9 +85,11 @@ def regex_match(file: Analyzer, cmd: Command) -> None:
 
 def arch_define(file: Analyzer, cmd: Command) -> None:
     """A macro defined for the compile only in a branch on the target list (`if(NOT HAS_WMMA)
-    add_compile_definitions(WMMA_WAVE32_DISABLED)`): recorded, so the sources' tests of it are arch tests."""
-    arch = file.arch_names()
-    if not any(b.kind == "if" and {n for a in b.cmd.args for n in arg_names(a)} & arch for b in file.stack):
+    add_compile_definitions(WMMA_WAVE32_DISABLED)`), or on a switch such a branch set (`if(ROCM_HAS_MI50)`):
+    recorded, so the sources' tests of it are arch tests."""
+    arch = file.arch_names() | file.arch_switches  # if(HAS_MI50): a switch an arch branch set
+    if not any(b.kind == "if" and ({n for a in b.cmd.args for n in arg_names(a)} & arch or b.arch_branch)
+               for b in file.stack):
         return
     values = cmd.values()
     words = values[1:] if cmd.name == "target_compile_definitions" else values
