@@ -143,9 +143,6 @@ class FileReport:
     includes: tuple[str, ...] = ()  # what it #includes, kept for files that define macros or have findings
     wave_aliases: set[str] = field(default_factory=set)
     needs: dict[tuple[int, int], tuple[str, frozenset[str]]] = field(default_factory=dict)
-    # a source the prefilter passed over (no token any rule looks for): read again if the build turns out to
-    # define per-arch macros it may test (scan.py)
-    prefiltered: bool = False
 
 
 @dataclass

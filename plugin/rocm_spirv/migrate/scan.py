@@ -147,15 +147,11 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     named: set[str] = set()  # macros defined, or named by a build file, anywhere else
     cmake_functions: set[str] = set()  # FindHIP's command names the project defines as its own function()
     build_arch_defines: set[str] = set()  # macros CMake defines for the compile only in a branch on the target list
-    prefiltered: list[str] = []  # sources read and passed over: nothing any rule looks for
 
     def take_source(rel: str, text: str, build_macros: frozenset[str]) -> FileReport:
         """One source's findings, and what it tells the scan about the other files."""
         nonlocal foreign, named, arch_macros, live_macros, defines, wave_aliases, arch_tests
         report = source_rules.analyze(rel, text, build_macros=build_macros)
-        if report.prefiltered:
-            prefiltered.append(rel)
-            return report
         foreign |= report.foreign_macros
         named |= report.defines - report.foreign_macros if report.defines else _defined_names(text)
         arch_macros |= report.arch_macros
@@ -232,13 +228,17 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             report = FileReport(rel, kind, error=f"{why}; skipped")
         keep(report, text)
     build_arch_defines -= defines  # a macro a source #defines is the project's own
-    if build_arch_defines and prefiltered:
+    if build_arch_defines:
         # `#if !defined(HIP_NO_TENSOR_CORE)` where CMake defines it only for gfx906: a source with nothing else
-        # a rule looks for, passed over before the build files had all been read
+        # a rule looks for, passed over before the build files had all been read. A second walk, not a list of
+        # those files: that list grew with the tree (2.4x the traced peak at 50,000 files), and build-defined
+        # per-arch macros are rare.
         wanted = frozenset(build_arch_defines)
-        for rel in prefiltered:
+        for rel, kind in walk(root, exclude):
+            if kind != "source":
+                continue
             text = _read(os.path.join(base, rel)).text
-            if text is not None and any(n in text for n in wanted):
+            if text is not None and any(n in text for n in wanted) and source_rules.passed_over(text):
                 try:
                     keep(take_source(rel, text, wanted), text)
                 except RecursionError as err:

@@ -528,21 +528,34 @@ STEPS: dict[str, Callable[[SourceScan, Directive], None]] = {
     "else": SourceScan.otherwise, "endif": SourceScan.close, "define": SourceScan.define}
 
 
+def _prefilter(text: str, forced: bool = False) -> tuple[str, dict[re.Pattern[str], bool]] | None:
+    """The text without comments and strings, and which rule patterns may match it; None for a file with no
+    token any rule looks for (most files of a tree), unless forced."""
+    if not forced and not may_match(text):  # an arch-derived #define needs an arch macro, so this file defines none
+        return None
+    stripped = strip(text)
+    can = {rx: any(t in stripped for t in ts) for rx, ts in RULE_TOKENS.items()}
+    if not forced and not any(can.values()) and not any(t in stripped for t in (*PROJECT_TOKENS, *PLATFORM_TOKENS)) \
+            and not any(t in text for t in library_macros.INCLUDE_TOKENS):  # `#include "…"` is a string: blanked
+        return None
+    return stripped, can
+
+
+def passed_over(text: str) -> bool:
+    """Whether analyze() without build macros reads nothing of this file."""
+    return _prefilter(text) is None
+
+
 def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset(),
             build_macros: frozenset[str] = frozenset()) -> FileReport:
     """Findings of one source file. arch_derived: macros other files define only under arch macros;
     build_macros: per-arch macros the build defines, which the file is read for even if nothing else is there."""
     report = FileReport(path, "source")
     forced = any(n in text for n in build_macros)
-    if not forced and not may_match(text):  # an arch-derived #define needs an arch macro, so this file defines none
-        report.prefiltered = True
+    read = _prefilter(text, forced)
+    if read is None:
         return report
-    stripped = strip(text)
-    can = {rx: any(t in stripped for t in ts) for rx, ts in RULE_TOKENS.items()}
-    if not forced and not any(can.values()) and not any(t in stripped for t in (*PROJECT_TOKENS, *PLATFORM_TOKENS)) \
-            and not any(t in text for t in library_macros.INCLUDE_TOKENS):  # `#include "…"` is a string: blanked
-        report.prefiltered = True
-        return report
+    stripped, can = read
     scan = SourceScan(path, text, stripped, can, arch_derived, report)
     directives = scan.directives
     for idx, line in enumerate(scan.lines):
