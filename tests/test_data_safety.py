@@ -603,9 +603,10 @@ NOT_NEWLINE = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b" ").replac
 def test_apply_changes_exactly_the_bytes_diff_shows(tmp_path_factory: pytest.TempPathFactory, before: bytes,
                                                     after: bytes, tail: bytes, eol: bytes, bom: bool) -> None:
     root = tmp_path_factory.mktemp("h")
-    # Random bytes, in any encoding, in comments around a construct migrate edits, and after it.
+    # Random bytes, in any encoding, in comments around a construct migrate edits, and after it. No `]` in the
+    # bracket comment: a tail ending in one closes `#[[…]]` early and leaves a stray `]` (a syntax error, no edit).
     src = ((b"\xef\xbb\xbf" if bom else b"") + b"project(p)" + eol + b"#" + before + eol
-           + b"set(GPU_TARGETS gfx90a)" + eol + b"#" + after + eol + b"#[[" + tail.replace(b"]]", b"") + b"]]")
+           + b"set(GPU_TARGETS gfx90a)" + eol + b"#" + after + eol + b"#[[" + tail.replace(b"]", b"") + b"]]")
     (root / "CMakeLists.txt").write_bytes(src)
     diff = migrate(str(root), "--diff")
     assert diff.returncode == 1 and diff.stdout, diff.stderr
@@ -616,7 +617,7 @@ def test_apply_changes_exactly_the_bytes_diff_shows(tmp_path_factory: pytest.Tem
     (copy / "CMakeLists.txt").write_bytes(src)
     subprocess.run(["patch", "-s", "-p1"], input=diff.stdout, cwd=copy, check=True)
     assert (copy / "CMakeLists.txt").read_bytes() == applied
-    for part in (before, after, tail.replace(b"]]", b"")):
+    for part in (before, after, tail.replace(b"]", b"")):
         assert part in applied
 
 

@@ -430,7 +430,8 @@ def test_a_default_list_with_a_list_spliced_in_is_an_arch_list(tmp_path: Path) -
                          "if(NOT DEFINED AMDGPU_TARGETS)\n"
                          "  set(AMDGPU_TARGETS_INIT gfx900 gfx906:xnack- ${OPTIONAL_AMDGPU_TARGETS})\n"
                          "endif()\n"
-                         "set(KERNEL_SOURCES gfx90a.cpp ${MORE})\n"})
+                         "set(KERNEL_SOURCES gfx90a.cpp ${MORE})\n"
+                         'set(AMDGPU_TARGETS "${AMDGPU_TARGETS_INIT}" CACHE STRING "")\n'})
     assert lines(r, "CMakeLists.txt") == {3: "RSM101"}
 
 
@@ -472,7 +473,8 @@ def test_find_package_hip_is_handled_and_each_linking_target_is_the_note(tmp_pat
 def test_a_comma_separated_default_list_is_an_arch_list(tmp_path: Path) -> None:
     r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
                          "set(PROJ_HIP_TARGET_ARCH \"gfx801,gfx90a,gfx942\" CACHE STRING \"comma-separated\")\n"
-                         "set(PROJ_NOTE \"gfx90a, and more words\")\n"})
+                         "set(PROJ_NOTE \"gfx90a, and more words\")\n"
+                         'string(REPLACE "," ";" ARCHS "${PROJ_HIP_TARGET_ARCH}")\n'})
     assert lines(r, "CMakeLists.txt") == {2: "RSM101"}
 
 
@@ -1362,7 +1364,7 @@ def test_hipcc_arch_macros_a_test_built_on_them_and_an_asm_stub(tmp_path: Path) 
                     "#endif\n"),
         "core.cu": ('#include "extra.h"\n__global__ void k(int* o) {\n#if __HIP_ARCH_GFX900__\n  o[0] = 1;\n'
                     "#else\n  o[0] = 2;\n#endif\n}\n")})
-    assert lines(r, "extra.h") == {5: "RSM201"}
+    assert lines(r, "extra.h") == {5: "RSM207"}  # the chain picks one string for LOAD (since batch 33)
     assert lines(r, "core.cu") == {3: "RSM201"}
 
 
@@ -1492,3 +1494,56 @@ def test_a_list_rocminfo_printed_through_a_function_and_a_switch_a_gfx_branch_se
                         "#ifdef FAST_PATH\n__global__ void f(int* o) { o[0] = 2; }\n#endif\n")})
     assert lines(r, "CMakeLists.txt") == {11: "RSM106", 20: "RSM101"}
     assert lines(r, "kernels.hip") == {1: "RSM201"}
+
+
+# --- kinds blind batch 33 (sppark, ChipBenchmarker, ROCR-Runtime) showed; that batch is no longer held out ------
+
+def test_a_family_chain_picking_mnemonic_strings_and_a_wave_size_fallback_chain(tmp_path: Path) -> None:
+    """sppark: `#if defined(__GFX10__) … #define v_addc_co_u32 "v_add_co_ci_u32 "` / `#elif defined(__GFX9__)` picks
+    one string per family for its inline assembly: one construct where the chain opens (RSM207), as a numeric
+    value chain is. Its fallback wave size (`#ifdef __GFX9__` 64 `#else` 32 under `#ifndef
+    __AMDGCN_WAVEFRONT_SIZE`) is one construct too, not a second RSM202 at the `#else` arm."""
+    r = found(tmp_path, {
+        "mont.hip": ('#if defined(__GFX10__) || defined(__GFX11__)\n#  define ADDC "v_add_co_ci_u32 "\n'
+                     '#elif defined(__GFX9__)\n#  define ADDC "v_addc_co_u32 "\n#else\n#  error "unsupported"\n'
+                     "#endif\n"),
+        "cuda2hip.hpp": ("#ifndef __AMDGCN_WAVEFRONT_SIZE\n# ifdef __GFX9__\n#  define __AMDGCN_WAVEFRONT_SIZE 64\n"
+                         "# else\n#  define __AMDGCN_WAVEFRONT_SIZE 32\n# endif\n#endif\n")})
+    assert lines(r, "mont.hip") == {1: "RSM207"}
+    assert lines(r, "cuda2hip.hpp") == {2: "RSM207"}
+
+
+ROCRTST_LIKE = (
+    "project(p)\n"
+    'set(DEFAULT_TARGET "gfx803")\n'
+    'set(DEFAULT_TARGETS "gfx900;gfx90a;gfx1100")\n'
+    "if(NOT DEFINED TARGET_DEVICES)\n  list(APPEND TARGET_DEVICES ${DEFAULT_TARGETS})\nendif()\n"
+    "function(build_kernel S_NAME TARG_DEV)\n"
+    "  string(SUBSTRING ${TARG_DEV} 3 -1 gfxNum)\n"
+    "  separate_arguments(ARGS UNIX_COMMAND\n"
+    '   "-D GPU=0x${gfxNum} -DVERSION=${PROJECT_VERSION} -x cl -target amdgcn-amd-amdhsa -mcpu=${TARG_DEV} k.cl")\n'
+    '  add_custom_command(OUTPUT "${TARG_DEV}/k.hsaco" COMMAND clang ${ARGS} VERBATIM)\n'
+    "endfunction()\n"
+    "foreach(t ${TARGET_DEVICES})\n  build_kernel(k ${t})\nendforeach()\n"
+    "foreach(td ${TARGET_DEVICES})\n"
+    '  add_custom_command(OUTPUT "${td}/app" COMMAND ${CMAKE_COMMAND} -E create_symlink ../app ${td}/app)\n'
+    "endforeach()\n")
+
+
+def test_per_arch_opencl_compiles_through_a_function_and_the_gpu_number_they_define(tmp_path: Path) -> None:
+    """ROCR-Runtime's rocrtst: a loop over the device list calls a function compiling `-target amdgcn-amd-amdhsa
+    -mcpu=${TARG_DEV}` (RSM107 at the loop) and passing `-D GPU=0x<number cut from the gfx name>`, so the
+    kernels' `#if GPU < 0x1000` is an arch test (RSM201; a -D of a project value is not). A list appended from
+    the default list is that list (no finding of its own); a list nothing reads, and a loop of per-target
+    `cmake -E create_symlink` commands, build nothing per arch. HSA's query key HSA_AGENT_INFO_WAVEFRONT_SIZE is
+    no build-defined wave size."""
+    r = found(tmp_path, {
+        "CMakeLists.txt": ROCRTST_LIKE,
+        "k.cl": ("#if GPU < 0x1000\n  #define HW_ID 4\n#else\n  #define HW_ID 23\n#endif\n"
+                 "#if VERSION > 2\n  #define NEW 1\n#endif\n"
+                 "__kernel void k(__global uint* o) { o[0] = HW_ID; }\n"),
+        "info.cc": ("#include <hsa/hsa.h>\nvoid q(hsa_agent_t a, unsigned* w) {\n"
+                    "  hsa_agent_get_info(a, HSA_AGENT_INFO_WAVEFRONT_SIZE, w);\n}\n")})
+    assert lines(r, "CMakeLists.txt") == {3: "RSM101", 13: "RSM107"}
+    assert lines(r, "k.cl") == {1: "RSM201"}
+    assert lines(r, "info.cc") == {}

@@ -611,11 +611,12 @@ def test_pathological_conditions_are_undecided_not_a_crash() -> None:
 @pytest.mark.parametrize("generic", offload.GENERIC_TARGETS)
 def test_generic_targets_keep_arch_findings(generic: str) -> None:
     """A generic ISA name in a list is an arch name like gfx942: the allow-list is still RSM108 and
-    a plain list still RSM101, with the generic name counted and quoted."""
-    found, _ = run(f"project(p)\nset(SUPPORTED_ARCHS gfx90a gfx942 {generic})\nset(MY_ARCHS gfx90a {generic})\n")
+    a plain list still RSM101, with the generic name counted and quoted (add_subdirectory() hands both on)."""
+    found, _ = run(f"project(p)\nset(SUPPORTED_ARCHS gfx90a gfx942 {generic})\nset(MY_ARCHS gfx90a {generic})\n"
+                   "add_subdirectory(src)\n")
     assert rules_at(found, 2) == {"RSM108"}
     assert "allow-list of 3 arch names" in next(f.message for f in found if f.line == 2)
     assert rules_at(found, 3) == {"RSM101"}
     assert generic in next(f.message for f in found if f.line == 3)
-    alone, _ = run(f"project(p)\nset(SUPPORTED_ARCHS {generic}:xnack+)\n")
+    alone, _ = run(f"project(p)\nset(SUPPORTED_ARCHS {generic}:xnack+)\nadd_subdirectory(src)\n")
     assert rules_at(alone, 2) == {"RSM108"}

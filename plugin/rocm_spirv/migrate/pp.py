@@ -51,11 +51,14 @@ BUILD_ARCH_MACRO = re.compile(r"(?<!\w)(?:__HIP_ARCH_GFX[0-9]{1,4}[A-Z0-9]*__"
                               r"|(?:[A-Z][A-Z0-9]*_)*[RC]DNA[1-4](?:_[A-Z0-9]+)*)\b")
 # A project's configure-time copy of the wave size (PROJ_AMDGCN_WAVEFRONT_SIZE, RAJA_HIP_WAVESIZE): no value
 # for SPIR-V.
-BUILD_WAVE_MACRO = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_WAVE(?:FRONT)?_?SIZE\b")
+# Not HSA's query keys (HSA_AGENT_INFO_WAVEFRONT_SIZE, HSA_ISA_INFO_…): enumerators of hsa.h a host passes to
+# hsa_agent_get_info(), no size at all.
+_NOT_HSA_KEY = r"(?!HSA_(?:[A-Z0-9]+_)*INFO_)"
+BUILD_WAVE_MACRO = re.compile(rf"\b{_NOT_HSA_KEY}[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_WAVE(?:FRONT)?_?SIZE\b")
 # In an #if, a project's warp size too (HYPRE_WARP_SIZE, from its configure's HYPRE_config.h).
 # Or a switch naming one wave size (llm.c's `#ifdef WAVEFRONTSIZE64`, which its Makefile passes for gfx9 targets;
 # hipDF's `#ifndef CUDF_USE_WARPSIZE_32`, a CMake option for its gfx1100 build).
-BUILD_WAVE_TEST = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:WAVE(?:FRONT)?|WARP)_?SIZE\b"
+BUILD_WAVE_TEST = re.compile(rf"\b{_NOT_HSA_KEY}[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:WAVE(?:FRONT)?|WARP)_?SIZE\b"
                              r"|\b(?:[A-Z][A-Z0-9]*_)*(?:WAVE(?:FRONT)?|WARP)_?SIZE_?(?:32|64)\b")
 
 # One target per family ROCm supports (GFX9 to GFX12), with the macros clang defines for it: an arch test

@@ -3,6 +3,7 @@ settings met on the way are reported under their own rules."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import TYPE_CHECKING
 
@@ -85,6 +86,29 @@ def _only_compared(file: Analyzer, var: str, cmd: Command) -> bool:
                     return False  # set()/list()/foreach(… LISTS var) or a test of the list itself
                 compared = True
     return compared
+
+
+# commands that hand the file's scope to code of the project elsewhere, which may read the list; a package config
+# reads the conventional target lists of its caller (GPU_TARGETS, never dropped here), not a project's own name
+_HANDS_ON = frozenset({"include", "add_subdirectory", "subdirs", "fetchcontent_makeavailable"})
+
+
+def _never_read(file: Analyzer, var: str, cmd: Command) -> bool:
+    """Whether no other command of the file names var (`${var}`, `LISTS var`, or as a word: a set(), list() or
+    a test) and the file hands its scope to no other file (include(), add_subdirectory()), which might read it.
+    A message()'s text is no read. Only in a CMakeLists.txt: a module's variables are read by the file that
+    include()s it."""
+    if posixpath.basename(file.path) != "CMakeLists.txt":
+        return False
+    for other in file.commands:
+        if other.name in _HANDS_ON:
+            return False
+        if other.start == cmd.start or other.name == "message":
+            continue
+        for a in other.args:
+            if a.value == var or any(r.name == var for r in refs(a.value) if r.kind in ("var", "cache")):
+                return False
+    return True
 
 
 # Uses of a gfx name that name nothing: conditions (reported as RSM106), messages, loops.
@@ -290,6 +314,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     if gfx_items and items and all(ARCH_ITEM.match(i) or REF.fullmatch(i) for i in items):
         if _only_compared(file, var, cmd):
             return  # the IN_LIST test is reported (the list stays in arch_lists for it)
+        if _never_read(file, var, cmd):
+            return  # set(DEFAULT_TARGET "gfx803") that nothing reads: it builds nothing
         if ALLOW_NAME.search(var):
             file.add(RSM108, cmd, f"{var} is an allow-list of {len(gfx_items)} arch names; amdgcnspirv is "
                      "not in it", "add amdgcnspirv to the list, or skip the check under SPIR-V",
@@ -330,6 +356,9 @@ def list_command(file: Analyzer, cmd: Command) -> None:
                      if (m := REF.fullmatch(i)) and m.group(1) in file.detected), None)
         if tool is not None:  # list(APPEND DETECTED_ARCHS ${ARCH}) in a loop over what rocminfo printed
             file.detected.setdefault(var, tool)
+        copied = [m.group(1) for i in items if (m := REF.fullmatch(i))]
+        if items and len(copied) == len(items) and set(copied) <= file.arch_lists:
+            file.arch_lists.add(var)  # list(APPEND TARGET_DEVICES ${DEFAULT_TARGETS}): a copy; the origin is reported
         gfx = [i for i in items if GFX.search(i)]
         if gfx and all(ARCH_ITEM.match(i) for i in items):
             file.arch_lists.add(var)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.topic import Topic
-from rocm_spirv.migrate.cmake_lexer import Command, split_list
+from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, FLAGS_VAR, GFX, cmd_words, compiler_flag, option_target
 from rocm_spirv.migrate.findings import E, Redirect, Rule, W
 from rocm_spirv.offload import SPIRV_TARGET
@@ -63,6 +63,41 @@ def _c_flags(cmd: Command) -> bool:
     return bool(re.match(r"CMAKE_C_FLAGS", var))
 
 
+def _mcpu_of_param(file: Analyzer, words: list[str]) -> bool:
+    """`-target amdgcn-amd-amdhsa … -mcpu=${TARG_DEV}` in a function taking TARG_DEV: a compile for the GPU the
+    caller names (rocrtst's OpenCL kernels, one code object per entry of its device list). Only beside an
+    amdgcn target: `-mcpu=${cpu}` alone is as often a host CPU."""
+    if not any("amdgcn" in w for w in words):
+        return False
+    params = file.function_params()
+    return any("-mcpu=" in w and {r.name for r in refs(w.split("-mcpu=", 1)[1]) if r.kind == "var"} & params
+               for w in words)
+
+
+_D_WORD = re.compile(r"^-D([A-Za-z_]\w*)=(.*\$\{.*)$")
+_ASSIGNS = frozenset({"set", "string", "list", "math"})
+
+
+def _param_defines(file: Analyzer, cmd: Command, words: list[str]) -> None:
+    """`-D ROCRTST_GPU=0x${gfxNum}` in the same per-arch compile, gfxNum cut from the GPU parameter
+    (`string(SUBSTRING ${TARG_DEV} 3 -1 gfxNum)`): a macro with one value per GPU, so the sources' tests of it
+    are arch tests. Only values made from the function's parameters, not `-DVERSION=${PROJECT_VERSION}`."""
+    joined = [f"-D{words[i + 1]}" if w == "-D" and i + 1 < len(words) else w for i, w in enumerate(words)]
+    pairs = [(m.group(1), m.group(2)) for w in joined if (m := _D_WORD.match(w))]
+    if not pairs:
+        return
+    derived = set(file.function_params())
+    body = next((b.cmd for b in reversed(file.stack) if b.kind in ("function", "macro")), None)
+    for other in file.commands:
+        if body is None or other.start <= body.start or other.start >= cmd.start or other.name not in _ASSIGNS:
+            continue
+        if {r.name for a in other.args for r in refs(a.value) if r.kind == "var"} & derived:
+            derived |= {a.value for a in other.args if a.kind == "unquoted" and re.fullmatch(r"[A-Za-z_]\w*", a.value)}
+    for name, value in pairs:
+        if {r.name for r in refs(value) if r.kind == "var"} & derived:
+            file.arch_defines.add(name)
+
+
 def flags(file: Analyzer, cmd: Command) -> None:
     if not any("-" in v for v in cmd.evaluated) and not file.function():
         return  # every flag this looks for starts with '-' (most commands of a large file pass none)
@@ -96,6 +131,11 @@ def flags(file: Analyzer, cmd: Command) -> None:
     # inside the function is one itself.
     if fn and loop is None and arch and all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
         file.fn_arch.setdefault(fn, cmd)
+        _param_defines(file, cmd, words)
+        return
+    if fn and loop is None and not arch and _mcpu_of_param(file, words):
+        file.fn_arch.setdefault(fn, cmd)  # clang -target amdgcn-amd-amdhsa -mcpu=${TARG_DEV}: per arch, as above
+        _param_defines(file, cmd, words)
         return
     if loop is not None:
         if not arch:
@@ -136,7 +176,8 @@ def uncalled_functions(file: Analyzer) -> None:
     """A function passing --offload-arch=${param} that no per-arch loop here calls: the flag is the finding."""
     for fn, cmd in file.fn_arch.items():
         if fn not in file.fn_looped:
-            file.add(RSM103, cmd, f"passes an --offload-arch= of its argument in {fn}()",
+            flag = "-mcpu=" if any("-mcpu=" in v for v in cmd.evaluated) else "--offload-arch="
+            file.add(RSM103, cmd, f"passes an {flag} of its argument in {fn}()",
                      "remove it and let the target list decide (rocm_spirv_target / ROCM_SPIRV_OFFLOAD)",
                      Redirect.BUILD_FILE)
 

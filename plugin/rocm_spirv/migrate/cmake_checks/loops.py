@@ -37,6 +37,26 @@ TARGET_OPTIONS = frozenset({"target_compile_options", "target_link_options", "ta
                             "add_compile_options", "add_link_options"})
 
 
+_CUSTOM_KEYWORDS = frozenset({"COMMAND", "OUTPUT", "DEPENDS", "COMMENT", "WORKING_DIRECTORY", "BYPRODUCTS",
+                              "VERBATIM", "ALL", "SOURCES", "USES_TERMINAL", "JOB_POOL", "DEPFILE", "MAIN_DEPENDENCY",
+                              "IMPLICIT_DEPENDS", "APPEND", "COMMAND_EXPAND_LISTS", "JOB_SERVER_AWARE"})
+_FILE_OPS = frozenset({"create_symlink", "copy", "copy_if_different", "copy_directory", "make_directory", "rm",
+                       "remove", "remove_directory", "touch", "echo"})
+
+
+def _file_operations(cmd: Command) -> bool:
+    """A custom command or target whose every command is `${CMAKE_COMMAND} -E create_symlink|copy|…` (rocrtst's
+    per-target folder of links to one executable): files named after the entry, no compile per arch."""
+    if cmd.name not in ("add_custom_command", "add_custom_target"):
+        return False
+    words = [a.value for a in cmd.args]
+    starts = [i + 1 for i, w in enumerate(words) if w == "COMMAND"]
+    if cmd.name == "add_custom_target" and len(words) > 1 and words[1] not in _CUSTOM_KEYWORDS:
+        starts.insert(0, 1)  # add_custom_target(name cmd args… COMMAND …)
+    return bool(starts) and all(words[i:i + 2] == ["${CMAKE_COMMAND}", "-E"] and len(words) > i + 2 and
+                                words[i + 2] in _FILE_OPS for i in starts)
+
+
 def _written_here(file: Analyzer, var: str) -> bool:
     """Whether a command of this file assigns var (set(), list(), string(… var …), OUTPUT_VARIABLE var)."""
     return any(c.name not in READS and any(a.kind == "unquoted" and a.value == var for a in c.args)
@@ -85,7 +105,7 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
             any(re.search(r"\$\{" + re.escape(loop.loop_var) + r"\}:[a-z]+[+-]", v) for v in values[2:]):
         loop.body.append("target-ID feature suffixes (:xnack+)")  # amdgcnspirv:xnack+ is no target
         file.arch_lists.add(values[1])
-    if loop is not None and name in DEFINES_SOURCES:
+    if loop is not None and name in DEFINES_SOURCES and not _file_operations(cmd):
         loop.body.append(name)
     if loop is not None and name == "string" and values[:1] == ["REGEX"] and len(values) > 2 and \
             GFX_LOOSE.search(values[2]) and any(f"${{{loop.loop_var}}}" in v for v in values[3:]):

@@ -114,8 +114,9 @@ def tested_elsewhere(f: Finding, tests: Collection[str], built: Collection[str] 
     names = [n for n in dict.fromkeys(IDENT.findall(f.snippet)) if n in tests]
     verb = "is" if len(names) == 1 else "are"
     if names and all(n in built for n in names):
-        return replace(f, message=f"{', '.join(names)} {verb} defined by the build only in a branch on the target "
-                                  "list (CMake): under amdgcnspirv that branch decides for every GPU")
+        return replace(f, message=f"{', '.join(names)} {verb} defined by the build per GPU target (CMake: in a "
+                                  "branch on the target list, or with each target's own value): under amdgcnspirv "
+                                  "one value decides for every GPU")
     return replace(f, message=f"{', '.join(names)} {verb} undefined under amdgcnspirv (defined as a test of arch "
                               "macros, which are: the test is 0)")
 
@@ -210,7 +211,9 @@ def helper_found(scan: SourceScan, g: Group, ret: Finding | None) -> None:
         scan.add(ret)
 
 
-DEFINED_VALUE = re.compile(_CONSTANT)  # fullmatch on a body stripped of its parentheses
+# fullmatch on a body stripped of its parentheses; a string too (`#define v_addc_co_u32 "v_add_co_ci_u32 "`: sppark
+# picks an instruction mnemonic per family for its inline assembly)
+DEFINED_VALUE = re.compile(rf'{_CONSTANT}|"[^"\n]*"')
 
 
 def helper_define(scan: SourceScan, d: Directive) -> None:

@@ -147,6 +147,8 @@ def wave_in_directive(scan: SourceScan, d: Directive) -> None:
         stack[-1].wave = True
     if wm and word == "define" and WAVEFRONT.fullmatch(d.name):
         scan.wave_defined = True
+        if stack and stack[-1].direct and d.name in stack[-1].defined_values:
+            return  # the fallback arm of an arch chain picking the value (`#ifdef __GFX9__` 64 `#else` 32): RSM207's
         scan.add(defines_wave_size(scan.path, scan.no, wm, d.body, scan.snippet, scan.conds))
     elif wm and not macro and not (conditional and FALLBACK_GUARD.match(d.cond)) and not (stack and stack[-1].wave):
         if conditional and word not in ("endif", "else"):
