@@ -1547,3 +1547,38 @@ def test_per_arch_opencl_compiles_through_a_function_and_the_gpu_number_they_def
     assert lines(r, "CMakeLists.txt") == {3: "RSM101", 13: "RSM107"}
     assert lines(r, "k.cl") == {1: "RSM201"}
     assert lines(r, "info.cc") == {}
+
+
+# --- kinds blind batch 34 (AMDMIGraphX, aphrodite-engine, rocHPCG) showed; that batch is no longer held out ------
+
+def test_a_wave_size_alias_in_launch_bounds_and_in_a_constexpr_broken_over_two_lines(tmp_path: Path) -> None:
+    """aphrodite-engine: `#define WARP_SIZE warpSize` under USE_ROCM, then `__launch_bounds__(WARPS * WARP_SIZE)`
+    and `constexpr int N =` with its value, `DIVIDE_ROUND_UP(B, WARP_SIZE)`, on the next line: compile-time
+    constants both (RSM203, at the line of the use). A plain run-time use is none."""
+    r = found(tmp_path, {"k.cu": (
+        "#ifdef USE_ROCM\n  #define WARP_SIZE warpSize\n#else\n  #define WARP_SIZE 32\n#endif\n"
+        "template <int WARPS>\n__launch_bounds__(WARPS * WARP_SIZE) __global__ void k(int* o) {\n"
+        "  constexpr int N =\n      DIVIDE_ROUND_UP(128, WARP_SIZE);\n"
+        "  int lane = threadIdx.x % WARP_SIZE;\n  o[lane] = N;\n}\n")})
+    assert lines(r, "k.cu") == {7: "RSM203", 9: "RSM203"}
+
+
+def test_a_build_wave_size_in_a_macro_body_and_findhip_flags_from_the_target_list(tmp_path: Path) -> None:
+    """AMDMIGraphX pastes its configure-time MIGRAPHX_WAVEFRONTSIZE into the DPP steps a reduction macro emits:
+    one RSM202 for the body, at the line of the use. rocHPCG builds FindHIP's hipcc flags from GPU_TARGETS
+    (`list(APPEND HIP_HIPCC_FLAGS --offload-arch=${t})` per entry): its hip_add_executable() is reached by the
+    toolchain file's lists (handled, not remaining); one without such flags stays RSM110."""
+    r = found(tmp_path, {
+        "reduce.hpp": ("#define DPP_FUN(type)                     \\\n"
+                       "  __device__ void f(type& x) {              \\\n"
+                       "    STEP(DPP_IF_64(PROJ_WAVEFRONTSIZE)(4, 3)); \\\n"
+                       "  }\n"
+                       "#define WARP_SIZE PROJ_WAVEFRONTSIZE\n"),
+        "CMakeLists.txt": ("project(p)\nfind_package(HIP REQUIRED)\nforeach(t ${GPU_TARGETS})\n"
+                           '  list(APPEND HIP_HIPCC_FLAGS "--offload-arch=${t}")\nendforeach()\n'
+                           "hip_add_executable(app main.cpp k.cpp)\n"),
+        "other/CMakeLists.txt": "hip_add_library(lib k.cpp)\n"})
+    assert lines(r, "reduce.hpp") == {3: "RSM202"}
+    assert lines(r, "CMakeLists.txt") == {6: "RSM110"} and lines(r, "other/CMakeLists.txt") == {1: "RSM110"}
+    remaining = {(f.path, f.line) for f in scan(tmp_path).result.remaining if f.rule.id == "RSM110"}
+    assert remaining == {("other/CMakeLists.txt", 1)}

@@ -128,6 +128,9 @@ class Analyzer:
         self.arch_defines: set[str] = set()
         self.detected: dict[str, str] = {}  # execute_process OUTPUT_VARIABLE -> the GPU-listing tool it ran
         self.detect_programs: dict[str, str] = {}  # find_program(<var> rocminfo …) -> that tool
+        # `foreach(t ${GPU_TARGETS}) list(APPEND HIP_HIPCC_FLAGS --offload-arch=${t})`: FindHIP's compiles get
+        # their GPUs from a target list the toolchain file sets
+        self.hipcc_flags_from_targets = False
         # variables set in a branch on the target list (`set(HAS_MI50 TRUE)` under `if(arch STREQUAL gfx906)`),
         # and copies of them: a later if() on one is a branch on the target list, one step removed
         self.arch_switches: set[str] = set()

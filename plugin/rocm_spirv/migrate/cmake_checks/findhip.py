@@ -45,10 +45,13 @@ def hip_add(file: Analyzer, cmd: Command) -> None:
                  "HCC_AMDGPU_TARGET), or port to enable_language(HIP) and rocm_spirv_target()",
                  Redirect.BUILD_FILE)
         return
+    own = " and one per target-list entry the project adds to HIP_HIPCC_FLAGS" if file.hipcc_flags_from_targets \
+        else ""
+    # With the project's flags made from GPU_TARGETS (rocHPCG), the toolchain file's two lists reach every flag.
     file.add(RSM110, cmd, f"{cmd.name}({target}) compiles through FindHIP/hipcc with one --offload-arch= per "
-             "HCC_AMDGPU_TARGET entry", "a toolchain file that sets HCC_AMDGPU_TARGET to amdgcnspirv (CACHE FORCE, "
-             "as the generated one does) redirects it; better, port to enable_language(HIP) and "
-             "rocm_spirv_target()", Redirect.TOOLCHAIN_FORCE)
+             f"HCC_AMDGPU_TARGET entry{own}", "a toolchain file that sets HCC_AMDGPU_TARGET to amdgcnspirv (CACHE "
+             "FORCE, as the generated one does) redirects it; better, port to enable_language(HIP) and "
+             "rocm_spirv_target()", Redirect.TOOLCHAIN_FORCE, handled=True if file.hipcc_flags_from_targets else None)
 
 
 FINDHIP_COMMANDS = ("hip_add_library", "hip_add_executable")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.flags import RSM103
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, refs
-from rocm_spirv.migrate.cmake_words import AMDGCN_TRIPLE, ARCH_FLAG, GFX_LOOSE, cmd_words, flag_words
+from rocm_spirv.migrate.cmake_words import AMDGCN_TRIPLE, ARCH_FLAG, GFX_LOOSE, TARGET_VARS, cmd_words, flag_words
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 DEFINES_SOURCES = frozenset({"target_sources", "add_library", "add_executable", "add_definitions",
@@ -123,6 +123,9 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
             loop.body.append("compile commands")
         elif name in FLAG_BUILDERS:
             loop.var_flags = True  # list(APPEND flags --offload-arch=${t}): the user's own list, as words
+            if "HIP_HIPCC_FLAGS" in values[:2] and loop.cmd.values()[1:2] and \
+                    {r.name for a in loop.cmd.args[1:] for r in refs(a.value) if r.kind == "var"} & TARGET_VARS:
+                file.hipcc_flags_from_targets = True
         else:
             loop.arch_flags = True
 

@@ -50,6 +50,8 @@ def _constant_places(name: str, case: bool) -> re.Pattern[str]:
         r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
         rf"[A-Za-z_][\w:]*(?:<[^<>;]*>)?[\s*&]+[A-Za-z_]\w*\s*(?:\[[^\[\];]*\]\s*)*\[[^\[\];]*\b{name}\b[^\[\];]*\]"
         rf"|\bstatic_assert\s*\([^;]*\b{name}\b"
+        # a launch bound: `__launch_bounds__(WARPS_PER_CTA * WARP_SIZE)` must be a constant
+        rf"|\b__launch_bounds__\s*\([^;{{]*\b{name}\b"
         rf"|\bif\s+constexpr\s*\([^;{{]*\b{name}\b"
         + (rf"|\bcase\s+[^:]*\b{name}\b" if case else ""))
 
@@ -114,12 +116,14 @@ def warp_returned(path: str, no: int, m: re.Match[str], snippet: str, conds: tup
 WARP_CONSTANT = "warpSize used as a compile-time constant"
 
 
-def warp_constant(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...]) -> Finding:
+def warp_constant(path: str, no: int, m: re.Match[str], snippet: str, conds: tuple[str, ...],
+                  head: int = 0) -> Finding:
+    """head: the length of a previous line's constexpr head put before this line (the column is this line's)."""
     name = next((n for n in WARP_NAME.findall(m.group(0)) if n in LIBRARY_WARP), "warpSize")
     what = "warpSize" if name == "warpSize" else \
         f"{name} (<{LIBRARY_WARP[name]}>'s device wave size, a compile-time value per native target)"
-    return finding(RSM203, path, no, m.start() + 1, f"{what} used as a compile-time constant", WARP_FIX, snippet,
-                   conds)
+    return finding(RSM203, path, no, max(m.start() - head, 0) + 1, f"{what} used as a compile-time constant",
+                   WARP_FIX, snippet, conds)
 
 
 def build_wave_uses(scan: SourceScan, text: str, pattern: re.Pattern[str] = BUILD_WAVE_MACRO) -> bool:
@@ -130,6 +134,21 @@ def build_wave_uses(scan: SourceScan, text: str, pattern: re.Pattern[str] = BUIL
             scan.report.needs[(scan.no, m.start() + 1)] = ("build", frozenset({m.group(0)}))
             return True
     return False
+
+
+def _wave_in_macro_body(scan: SourceScan, d: Directive) -> None:
+    """A build-defined wave size in a function-like or code macro's body (MIGraphX pastes
+    MIGRAPHX_WAVEFRONTSIZE into the DPP steps its reduction macro emits): one finding for the body, at the line
+    of its first use. Not a macro named for a wave size itself (`#define WARP_SIZE PROJ_WAVEFRONT_SIZE`, an
+    alias whose uses decide)."""
+    for j in range(scan.idx, scan.skip_to + 1):
+        line = scan.lines[j]
+        m = BUILD_WAVE_MACRO.search(line, line.find(d.name) + len(d.name) if j == scan.idx else 0)
+        if m and m.group(0) not in scan.report.defines:
+            snippet = scan.raw_lines[j] if j < len(scan.raw_lines) else line
+            scan.add(build_wave_use(scan.path, j + 1, m.start() + 1, m.group(0), snippet, scan.conds))
+            scan.report.needs[(j + 1, m.start() + 1)] = ("build", frozenset({m.group(0)}))
+            return
 
 
 def wave_in_directive(scan: SourceScan, d: Directive) -> None:
@@ -145,6 +164,8 @@ def wave_in_directive(scan: SourceScan, d: Directive) -> None:
             not (word.startswith("elif") and stack and stack[-1].wave) and \
             build_wave_uses(scan, d.full, BUILD_WAVE_TEST) and stack:
         stack[-1].wave = True
+    if live and not wm and word == "define" and "WAVE" in d.body and d.name and not WAVE_WORD.search(d.name):
+        _wave_in_macro_body(scan, d)
     if wm and word == "define" and WAVEFRONT.fullmatch(d.name):
         scan.wave_defined = True
         if stack and stack[-1].direct and d.name in stack[-1].defined_values:
@@ -167,6 +188,19 @@ def wave_in_code(scan: SourceScan) -> None:
             build_wave_uses(scan, line)
 
 
+# `constexpr int N =` at the end of a line: its value is on the next one (clang-format breaks long ones so)
+CONSTEXPR_OPEN = re.compile(r"\bconstexpr\b[^;{}]*=\s*$")
+
+
+def _continued(scan: SourceScan) -> tuple[str, int]:
+    """The line, with the head of a constexpr the previous line opens put before it, and that head's length:
+    matches that start in the head and reach into this line are this line's."""
+    prev = scan.lines[scan.idx - 1].rstrip() if scan.idx > 0 else ""
+    if prev and CONSTEXPR_OPEN.search(prev):
+        return f"{prev} {scan.line}", len(prev) + 1
+    return scan.line, 0
+
+
 def alias_defaults(scan: SourceScan) -> None:
     """A wave-size alias (defined by no source, or by one to the wave size) as a template argument's default,
     else in an array bound, a template argument, a constexpr or a static_assert: kept once the scan knows every
@@ -179,16 +213,18 @@ def alias_defaults(scan: SourceScan) -> None:
                 scan.add(warp_alias_use(scan.path, scan.no, m.start(1) + 1, m.group(1), scan.snippet, scan.conds))
                 scan.report.needs[(scan.no, m.start(1) + 1)] = ("alias", frozenset({m.group(1)}))
                 return
-        for m in ALIAS_CONSTANT.finditer(line) if scan.warp_param is None else ():
+        text, head = _continued(scan)
+        for m in ALIAS_CONSTANT.finditer(text) if scan.warp_param is None else ():
             # not LIBRARY_WARP (warp_constants) nor a configure-time wave size (RSM202, wave_in_code)
             aliases, defines = scan.report.wave_aliases, scan.report.defines
-            names = [n for n in dict.fromkeys(MACRO_NAME.findall(m.group(0))) if n in aliases or (
+            part = text[max(m.start(), head):m.end()]  # this line's share of the match
+            names = [n for n in dict.fromkeys(MACRO_NAME.findall(part)) if n in aliases or (
                      n not in defines and n not in LIBRARY_WARP and WAVE_WORD.search(n) and n != "warpSize"
                      and not BUILD_WAVE_TEST.fullmatch(n))]
             names = [n for n in names if n in aliases] or names  # this file's aliases first
             if names and not WARP_NAME.search(m.group(0)) and \
                     not any(f.line == scan.no for f in scan.report.findings[-4:]):  # one construct a line
-                col = m.start() + m.group(0).find(names[0]) + 1
+                col = max(m.start(), head) - head + part.find(names[0]) + 1
                 scan.add(finding(RSM203, scan.path, scan.no, col, f"{', '.join(names)}: a wave-size alias (a macro "
                                  "on warpSize) used as a compile-time constant", WARP_FIX, scan.snippet, scan.conds))
                 scan.report.needs[(scan.no, col)] = ("alias", frozenset(names))
@@ -218,8 +254,11 @@ def warp_constants(scan: SourceScan) -> None:
     elif scan.warp_param == -1 and "{" in line:
         scan.warp_param = depth
     if scan.warp_param is None:
-        for m in CONSTEXPR_WARP.finditer(line):
-            f = warp_constant(scan.path, scan.no, m, scan.snippet, scan.conds)
+        text, lead = _continued(scan)
+        for m in CONSTEXPR_WARP.finditer(text):
+            if lead and not WARP_NAME.search(text, lead, m.end()):
+                continue  # the constant is the previous line's own
+            f = warp_constant(scan.path, scan.no, m, scan.snippet, scan.conds, lead)
             named = WARP_NAME.findall(m.group(0))
             library = frozenset(n for n in named if n in LIBRARY_WARP)
             if library and "warpSize" not in named:
