@@ -1405,6 +1405,17 @@ def test_a_project_arch_option_compared_with_gfx_names_and_its_allow_list(tmp_pa
     assert lines(r, "cmake/Config.cmake") == {1: "RSM106", 4: "RSM106", 8: "RSM108"}
 
 
+def test_a_found_flag_its_gfx_branches_set_then_a_fatal_error(tmp_path: Path) -> None:
+    """QUICK: `set(FOUND TRUE)` in each `if("${QUICK_USER_ARCH}" STREQUAL "gfx9…")`, then `if(NOT ${FOUND})
+    message(FATAL_ERROR …)`: an allow-list of the names those branches test (RSM108 at the test of the switch).
+    A switch an ordinary option sets stops nothing per arch."""
+    r = found(tmp_path, {"CMakeLists.txt": (
+        'project(p)\nset(FOUND FALSE)\nif("${QUICK_USER_ARCH}" STREQUAL "gfx90a")\n  set(FOUND TRUE)\nendif()\n'
+        'if(NOT ${FOUND})\n  message(FATAL_ERROR "gfx90a only")\nendif()\n'
+        "if(USE_X)\n  set(HAVE_X ON)\nendif()\nif(NOT HAVE_X)\n  message(FATAL_ERROR \"need X\")\nendif()\n")})
+    assert lines(r, "CMakeLists.txt") == {3: "RSM106", 6: "RSM108"}
+
+
 # --- kinds blind batch 29 (1bit-MONSTER, Luthier, ComfyUI-FeatherOps) showed; no longer held out ------------
 
 def test_a_macro_cmake_defines_in_a_branch_on_the_target_list(tmp_path: Path) -> None:

@@ -38,6 +38,13 @@ def _chain_reported(file: Analyzer, what: str) -> bool:
                for f in file.report.findings)
 
 
+def _stops_next(file: Analyzer, cmd: Command) -> bool:
+    """Whether the branch this condition opens starts with message(FATAL_ERROR|SEND_ERROR …)."""
+    later = (c for c in file.commands if c.start > cmd.start)
+    first = next(later, None)
+    return first is not None and first.name == "message" and first.values()[:1] in (["FATAL_ERROR"], ["SEND_ERROR"])
+
+
 def condition(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
     names = {n for a in cmd.args for n in arg_names(a)}
@@ -52,6 +59,14 @@ def condition(file: Analyzer, cmd: Command) -> None:
     if "IN_LIST" in upper and allow and (targets or allow & file.arch_lists):
         file.add(RSM108, cmd, f"the condition validates target names against {', '.join(sorted(allow))}",
                  "accept amdgcnspirv (or skip the check when ROCM_SPIRV_OFFLOAD is spirv)", Redirect.BUILD_FILE)
+        return
+    switches = names & file.arch_switches
+    if switches and "NOT" in upper and _stops_next(file, cmd):
+        # QUICK: three `if(ARCH STREQUAL "gfx9…") set(FOUND TRUE)` branches, then `if(NOT ${FOUND})
+        # message(FATAL_ERROR …)`: an allow-list of the names those branches test
+        file.add(RSM108, cmd, f"the configure stops unless a branch on the target list set "
+                 f"{', '.join(sorted(switches))}", "accept amdgcnspirv (or skip the check when ROCM_SPIRV_OFFLOAD "
+                 "is spirv)", Redirect.BUILD_FILE)
         return
     # Per-arch only when a gfx name is compared: `if(GPU_TARGETS STREQUAL "all")` holds under SPIR-V too.
     compared = any(GFX_LOOSE.search(v) for v in values) or ("IN_LIST" in upper and bool(names & file.arch_lists))
