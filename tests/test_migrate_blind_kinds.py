@@ -380,8 +380,10 @@ __host__ __device__ constexpr target_arch get_device_arch()
 #endif
 }
 """})
-    # One RSM207 where the chain opens, not one RSM201 per #elif plus an RSM207 at the first return.
-    assert lines(r, "config.hpp") == {5: "RSM207"}
+    # One RSM207 at the chain's first arch test, not one RSM201 per #elif plus an RSM207 at the first return. (Where
+    # the chain opens, line 5, until batch 36: rocRAND's labels anchor there, FBGEMM's and composable_kernel's at
+    # the first #elif naming an arch, as the scan now does.)
+    assert lines(r, "config.hpp") == {7: "RSM207"}
     msg = next(f.message for f in scan(tmp_path).result.findings)
     assert "__gfx900__, __gfx90a__" in msg
 
@@ -1593,3 +1595,21 @@ def test_a_build_wave_size_in_a_macro_body_and_findhip_flags_from_the_target_lis
     assert lines(r, "CMakeLists.txt") == {6: "RSM110"} and lines(r, "other/CMakeLists.txt") == {1: "RSM110"}
     remaining = {(f.path, f.line) for f in scan(tmp_path).result.remaining if f.rule.id == "RSM110"}
     assert remaining == {("other/CMakeLists.txt", 1)}
+
+
+# --- kinds blind batch 36 (AMDGPUExperiments, Orochi, neotlass) showed; that batch is no longer held out ---------
+
+def test_a_hex_value_chain_and_a_fallback_of_a_project_wave_size(tmp_path: Path) -> None:
+    """AMDGPUExperiments (after composable_kernel): `#if defined(__gfx90a__) … #define CK_BUFFER_RESOURCE_3RD_DWORD
+    0x00020000` / `#elif defined(__gfx1030__) … 0x31014000` picks one hex value: one RSM207 where it opens. Its
+    `#ifndef __WARP_SIZE_AMDGCN__` / `#define __WARP_SIZE_AMDGCN__ 64` is the fallback of a wave size the build
+    passes per target: RSM202 at the #define. A project's plain `#ifndef WARP_SIZE` default of 32 is none."""
+    r = found(tmp_path, {
+        "buf.hpp": ("#if defined(__gfx90a__) || \\\n    defined(__gfx942__)\n#define DWORD3 0x00020000\n"
+                    "#elif defined(__gfx1030__)\n#define DWORD3 0x31014000\n"
+                    "#else\n#define DWORD3 0x00020000\n#endif\n"),
+        "utils.hpp": ("#ifndef __WARP_SIZE_AMDGCN__\n#define __WARP_SIZE_AMDGCN__ 64\n#endif\n"
+                      "#ifndef WARP_SIZE\n#define WARP_SIZE 32\n#endif\n"
+                      "static constexpr int warp_size = __WARP_SIZE_AMDGCN__;\n")})
+    assert lines(r, "buf.hpp") == {1: "RSM207"}
+    assert lines(r, "utils.hpp") == {2: "RSM202"}

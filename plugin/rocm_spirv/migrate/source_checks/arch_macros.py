@@ -31,7 +31,7 @@ RSM207 = Rule("RSM207", "arch-enum-helper", E, "a helper derives the architectur
 RULES = (RSM201, RSM207)
 
 # a constant: a number, an enumerator (Arch::gfx90a), an ALL_CAPS macro, true/false; not a local variable
-_CONSTANT = r"(?:\d+[uUlL]*|[A-Za-z_]\w*(?:::\w+)+|[A-Z][A-Z0-9_]*|true|false)"
+_CONSTANT = r"(?:0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*(?:::\w+)+|[A-Z][A-Z0-9_]*|true|false)"
 RETURN_VALUE = re.compile(r"\breturn\s+" + _CONSTANT + r"\s*;")
 # or a compile-time constant defined to one: `static constexpr int WarpSize = 64;`
 CONSTANT_DEF = re.compile(r"\bconstexpr\b[^;=(){}]*?\b(?P<name>[A-Za-z_]\w*)\s*=\s*" + _CONSTANT + r"\s*;")
@@ -201,9 +201,9 @@ def helper_found(scan: SourceScan, g: Group, ret: Finding | None) -> None:
         scan.drop.update(g.elifs)
     elif g.elifs and not g.helper:
         # `#if !defined(USE_DISPATCH) … #elif defined(__gfx900__) return …`: the arch tests start in an #elif,
-        # and the chain is still one construct, reported where it opens.
-        line, col, snippet = g.opened
-        first = replace(report.findings[g.elifs[0]], line=line, column=col, snippet=snippet)
+        # and the chain is still one construct, reported at that first arch test (what the #if before it asks,
+        # host or CUDA or a switch, is not per arch).
+        first = report.findings[g.elifs[0]]
         report.findings[g.elifs[0]] = helper_chain(first, ret, list(dict.fromkeys(g.elif_macros)))
         g.helper, g.value_chain = True, (g.elifs[0], first, ret)
         scan.drop.update(g.elifs[1:])
