@@ -1613,3 +1613,16 @@ def test_a_hex_value_chain_and_a_fallback_of_a_project_wave_size(tmp_path: Path)
                       "static constexpr int warp_size = __WARP_SIZE_AMDGCN__;\n")})
     assert lines(r, "buf.hpp") == {1: "RSM207"}
     assert lines(r, "utils.hpp") == {2: "RSM202"}
+
+
+# --- kinds blind batch 37 (quickreduce, introduction_to_hip, ROCm-Kernel-Playground) showed; no longer held out --
+
+def test_a_loop_adding_a_define_named_after_each_entry(tmp_path: Path) -> None:
+    """quickreduce: `foreach(ARCH IN LISTS CMAKE_HIP_ARCHITECTURES) set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS}
+    -D__${ARCH}__")`: a macro per GPU that the sources test; under amdgcnspirv it is __amdgcnspirv__ (RSM107
+    at the loop). A loop adding a define of something else is none."""
+    r = found(tmp_path, {"CMakeLists.txt": (
+        "project(p LANGUAGES HIP)\nforeach(ARCH IN LISTS CMAKE_HIP_ARCHITECTURES)\n"
+        '  set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -D__${ARCH}__")\nendforeach()\n'
+        'foreach(opt IN LISTS OPTIONS)\n  set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -DUSE_${opt}")\nendforeach()\n')})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM107"}

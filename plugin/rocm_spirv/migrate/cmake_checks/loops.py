@@ -112,6 +112,11 @@ def loop_body(file: Analyzer, cmd: Command) -> None:
         # string(REGEX MATCH "gfx([0-9a-f]+)" … "${arch}"): a number read out of each gfx name (hypre picks its
         # wave size by it); amdgcnspirv holds none
         loop.body.append("string(REGEX) reading each gfx name")
+    if loop is not None and name in FLAG_BUILDERS and any(
+            re.search(r"(?:^|\s)-D\S*\$\{" + re.escape(loop.loop_var) + r"\}", v) for v in values[1:]):
+        # quickreduce: `set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -D__${ARCH}__")` per entry: a macro per GPU, which
+        # the sources test (`#if defined(__gfx942__)`); under amdgcnspirv it is __amdgcnspirv__
+        loop.body.append("-D<macro of the entry>")
     if loop is not None and any(file.amd_mcpu(w) for w in cmd_words(cmd)):
         loop.body.append("-mcpu=")
     if loop is not None and any("clang-offload-bundler" in w or w.startswith("-targets=") for w in cmd_words(cmd)):
