@@ -1626,3 +1626,33 @@ def test_a_loop_adding_a_define_named_after_each_entry(tmp_path: Path) -> None:
         '  set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -D__${ARCH}__")\nendforeach()\n'
         'foreach(opt IN LISTS OPTIONS)\n  set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -DUSE_${opt}")\nendforeach()\n')})
     assert lines(r, "CMakeLists.txt") == {2: "RSM107"}
+
+
+# --- kinds blind batch 38 (batched_gemm, mfma_hip_inline_asm, CARE) showed; that batch is no longer held out -----
+
+def test_an_mfma_intrinsic_bound_by_an_asm_label_and_a_kernel_template_nothing_instantiates(tmp_path: Path) -> None:
+    """mfma_hip_inline_asm: `extern "C" __device__ … f(…) __asm("llvm.amdgcn.mfma.f32.32x32x2f32")` binds the
+    intrinsic behind an MFMA builtin: RSM205 at the declaration when the file calls it (a declaration nothing
+    calls emits nothing; a universal intrinsic such as llvm.amdgcn.raw.buffer.load is none). batched_gemm: of
+    three kernel templates in one header, the tree launches one; the builtins in the other two emit no code.
+    A kernel template the scanned files never name at all may be launched from files the scan was not given:
+    its findings stay."""
+    kernels = ("template <int BM = 128>\n__global__ void\n__launch_bounds__(256, 1)\nused_kernel(float* c) {\n"
+               "  c[0] = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0)[0];\n}\n"
+               "template <int BM = 128>\n__global__ void\nunused_kernel(float* c) {\n"
+               "  c[0] = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0)[0];\n}\n")
+    r = found(tmp_path, {
+        "asm.cpp": ('#include <hip/hip_runtime.h>\n'
+                    'extern "C" __device__ f16 mfma(float, float, f16, int, int, int) '
+                    '__asm("llvm.amdgcn.mfma.f32.32x32x2f32");\n'
+                    'extern "C" __device__ f16 unused(float, float, f16, int, int, int) '
+                    '__asm("llvm.amdgcn.mfma.f32.16x16x1f32");\n'
+                    'extern "C" __device__ int ld(int) __asm("llvm.amdgcn.raw.buffer.load.i32");\n'
+                    "__global__ void k(f16* o, int* p) { o[0] = mfma(1.f, 2.f, o[0], 0, 0, 0); p[0] = ld(1); }\n"),
+        "gemm/kernels.hpp": kernels,
+        "gemm/main.cpp": ('#include "kernels.hpp"\n'
+                          "int main() { hipLaunchKernelGGL(used_kernel<128>, 1, 1, 0, 0, c); }\n"),
+        "alone/kernels.hpp": kernels.replace("used_kernel", "other_kernel")})
+    assert lines(r, "asm.cpp") == {2: "RSM205"}
+    assert lines(r, "gemm/kernels.hpp") == {5: "RSM205"}
+    assert lines(r, "alone/kernels.hpp") == {5: "RSM205", 10: "RSM205"}

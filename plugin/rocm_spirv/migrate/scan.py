@@ -148,6 +148,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     cmake_functions: set[str] = set()  # FindHIP's command names the project defines as its own function()
     build_arch_defines: set[str] = set()  # macros CMake defines for the compile only in a branch on the target list
 
+    kernel_reports: list[FileReport] = []  # sources with findings inside __global__ function templates
+
     def take_source(rel: str, text: str, build_macros: frozenset[str]) -> FileReport:
         """One source's findings, and what it tells the scan about the other files."""
         nonlocal foreign, named, arch_macros, live_macros, defines, wave_aliases, arch_tests
@@ -165,6 +167,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             graph[rel] = (frozenset(report.arch_macros), frozenset(report.live_macros), report.includes)
         if report.declares_warp:
             warp_decls.add(rel)
+        if report.kernel_templates:
+            kernel_reports.append(report)
         return report
 
     def keep(report: FileReport, text: str) -> None:
@@ -260,6 +264,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     _drop_foreign(result, foreign - named - live_macros - arch_macros)
     _drop_include_derived(result, graph, derived)
     _drop_project_warp(result, graph, warp_decls)
+    if kernel_reports:
+        _drop_uninstantiated(kernel_reports, _named_once(root, base, exclude, kernel_reports))
     if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
@@ -305,6 +311,35 @@ def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], 
         return True
     report.findings[:] = [f if f.message or report.needs.get((f.line, f.column), ("",))[0] != "test" else
                           arch_macros.tested_elsewhere(f, arch_tests, built) for f in report.findings if keep(f)]
+
+
+def _named_once(root: Path, base: Path, exclude: Sequence[str], reports: list[FileReport]) -> set[str]:
+    """The kernel templates no source names again (only their definition): a second walk, taken only when some
+    finding sits in a kernel template, counting each name over every source."""
+    names = {n for r in reports for n in r.kernel_templates}
+    counts = dict.fromkeys(names, 0)
+    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names))) + r")\b")
+    for rel, kind in walk(root, exclude):
+        if kind != "source":
+            continue
+        text = _read(os.path.join(base, rel)).text
+        if text is None or not any(n in text for n in names):
+            continue
+        for m in pattern.finditer(source_rules.strip(text)):
+            counts[m.group(1)] += 1
+    return {n for n, c in counts.items() if c <= 1}
+
+
+def _drop_uninstantiated(reports: list[FileReport], once: set[str]) -> None:
+    """Findings in the body of a kernel template nothing instantiates: no code is emitted for them. Only where
+    the tree names another kernel template of the same file (its launches were scanned): a kernel named nowhere
+    may be launched from files the scan was not given."""
+    for r in reports:
+        if not set(r.kernel_templates) - once:
+            continue
+        dead = {at for n in once for at in r.kernel_templates.get(n, ())}
+        if dead:
+            r.findings[:] = [f for f in r.findings if (f.line, f.column) not in dead]
 
 
 def _drop_wavefront_uses(result: ScanResult) -> None:

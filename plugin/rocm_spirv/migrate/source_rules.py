@@ -569,7 +569,47 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset(),
     _drop_absorbed(scan)
     _drop_dead(scan)
     _settle(scan)
+    if report.findings and "__global__" in stripped and "template" in stripped:
+        _tag_kernel_templates(scan)
     return report
+
+
+_GLOBAL = re.compile(r"\b__global__\b")
+_NOT_NAMES = frozenset({"void", "__launch_bounds__", "__attribute__", "static", "inline", "__forceinline__",
+                        "extern", "__device__", "__host__"})
+
+
+def _tag_kernel_templates(scan: SourceScan) -> None:
+    """The findings inside the body of a `template <…> __global__ void name(…) {…}`, by kernel name: a kernel
+    template nothing in the tree instantiates emits no code, so the scan drops them once it has read every file
+    (scan.py)."""
+    text, report = scan.stripped, scan.report
+    for g in _GLOBAL.finditer(text):
+        head = text[max(0, g.start() - 400):g.start()]
+        t = head.rfind("template")
+        if t < 0 or any(c in head[t:] for c in ";{}"):
+            continue  # not a template's head
+        name = next((m for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", text[g.end():g.end() + 400])
+                     if m.group(1) not in _NOT_NAMES), None)
+        if name is None:
+            continue
+        after = g.end() + name.end()
+        brace, semi = text.find("{", after), text.find(";", after)
+        if brace < 0 or (0 <= semi < brace):
+            continue  # a declaration
+        depth, i = 0, brace
+        while i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        first, last = text.count("\n", 0, g.start()) + 1, text.count("\n", 0, i) + 1
+        # every kernel template of the file, with findings or not: one the tree launches shows its launch
+        # sites were scanned (scan._drop_uninstantiated)
+        report.kernel_templates.setdefault(name.group(1), []).extend(
+            (f.line, f.column) for f in report.findings if first <= f.line <= last)
+    if not any(report.kernel_templates.values()):
+        report.kernel_templates.clear()
 
 
 def _drop_absorbed(scan: SourceScan) -> None:

@@ -15,7 +15,8 @@ from rocm_spirv.migrate.source_checks.topic import DirectiveHook, LineHook, Sour
 # The order hooks run in, and so the order one line's findings are appended in.
 TOPICS: tuple[SourceTopic, ...] = (
     arch_macros.ARCH_TESTS, wave_size.WAVE_USES, wave_size.WARP_ALIASES, amdgcn_builtins.BUILTIN_TESTS,
-    wave_size.WARP_CONSTANTS, asm.INLINE_ASSEMBLY, amdgcn_builtins.FEATURE_GUARDS, arch_macros.HELPER_CHAINS)
+    wave_size.WARP_CONSTANTS, asm.INLINE_ASSEMBLY, amdgcn_builtins.FEATURE_GUARDS, amdgcn_builtins.ASM_LABELS,
+    arch_macros.HELPER_CHAINS)
 # The hooks every directive runs have an order of their own: a directive's __has_builtin tests before its
 # wave-size uses, as the walk has always appended them.
 DIRECTIVE_TOPICS: tuple[SourceTopic, ...] = (amdgcn_builtins.BUILTIN_TESTS, wave_size.WAVE_USES)

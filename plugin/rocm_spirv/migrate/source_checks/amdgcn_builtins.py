@@ -173,7 +173,34 @@ def guarded_builtins(scan: SourceScan) -> None:
         scan.guard_until = None
 
 
+# `extern "C" __device__ float16 f(float, float, float16, int, int, int) __asm("llvm.amdgcn.mfma.f32.32x32x2f32");`:
+# a declaration bound to the LLVM intrinsic behind __builtin_amdgcn_mfma_f32_32x32x2f32 (old hipcc code)
+ASM_LABEL_INTRINSIC = re.compile(r'\b(?:__asm__|__asm|asm)\s*\(\s*"llvm\.amdgcn\.([\w.]+)"\s*\)')
+DECLARED = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;]*\)\s*(?:__asm__|__asm|asm)\s*\(")
+
+
+def asm_label_intrinsics(scan: SourceScan) -> None:
+    """An asm label binding a declaration to a target-only intrinsic, reported where it is declared when the
+    file calls the declaration (an unused one emits nothing), unless an undecided arch branch holds it."""
+    raw = scan.snippet
+    m = ASM_LABEL_INTRINSIC.search(raw) if "llvm.amdgcn." in raw and scan.live else None
+    if m is None or any(g.arch and g.unknown for g in scan.stack):
+        return
+    builtin = FEATURE_BUILTIN.fullmatch("__builtin_amdgcn_" + m.group(1).replace(".", "_"))
+    declared = DECLARED.search(scan.line)
+    if builtin is None or declared is None or every_target(scan, builtin):
+        return
+    name = declared.group(1)
+    if len(re.findall(rf"\b{re.escape(name)}\b", scan.stripped)) < 2:
+        return  # declared, never called
+    scan.add(finding(RSM205, scan.path, scan.no, m.start() + 1, f"{name} is bound to llvm.amdgcn.{m.group(1)} "
+                     f"(the intrinsic of __builtin_amdgcn_{builtin.group(1)}): target-specific and unguarded",
+                     f"call __builtin_amdgcn_{builtin.group(1)} under if (__builtin_amdgcn_is_invocable(…)) with "
+                     "a portable fallback (LLVM >= 23), or hybrid mode", scan.snippet, scan.conds))
+
+
 BUILTIN_TESTS = SourceTopic(rules=(RSM206,), directive=tests_in_directive, line=tests_in_code,
                             wanted=lambda scan: scan.can[HAS_BUILTIN])
 # guards matter only to feature builtins: the hook runs where the pattern matches somewhere (SourceScan.feature)
 FEATURE_GUARDS = SourceTopic(rules=(RSM205,), line=guarded_builtins, wanted=lambda scan: scan.feature)
+ASM_LABELS = SourceTopic(rules=(RSM205,), line=asm_label_intrinsics, wanted=lambda scan: "llvm.amdgcn." in scan.text)
