@@ -6,7 +6,7 @@ import hashlib
 import os
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -238,11 +238,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         # those files: that list grew with the tree (2.4x the traced peak at 50,000 files), and build-defined
         # per-arch macros are rare.
         wanted = frozenset(build_arch_defines)
-        for rel, kind in walk(root, exclude):
-            if kind != "source":
-                continue
-            text = _read(os.path.join(base, rel)).text
-            if text is not None and any(n in text for n in wanted) and source_rules.passed_over(text):
+        for rel, text in _sources(root, base, exclude):
+            if any(n in text for n in wanted) and source_rules.passed_over(text):
                 try:
                     keep(take_source(rel, text, wanted), text)
                 except RecursionError as err:
@@ -313,17 +310,24 @@ def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], 
                           arch_macros.tested_elsewhere(f, arch_tests, built) for f in report.findings if keep(f)]
 
 
+def _sources(root: Path, base: Path, exclude: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """A second walk's readable sources (path, text), for the checks that need every file read first; the first
+    walk reported those it could not read."""
+    for rel, kind in walk(root, exclude):
+        if kind == "source":
+            text = _read(os.path.join(base, rel)).text
+            if text is not None:
+                yield rel, text
+
+
 def _named_once(root: Path, base: Path, exclude: Sequence[str], reports: list[FileReport]) -> set[str]:
     """The kernel templates no source names again (only their definition): a second walk, taken only when some
     finding sits in a kernel template, counting each name over every source."""
     names = {n for r in reports for n in r.kernel_templates}
     counts = dict.fromkeys(names, 0)
     pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names))) + r")\b")
-    for rel, kind in walk(root, exclude):
-        if kind != "source":
-            continue
-        text = _read(os.path.join(base, rel)).text
-        if text is None or not any(n in text for n in names):
+    for _, text in _sources(root, base, exclude):
+        if not any(n in text for n in names):
             continue
         for m in pattern.finditer(source_rules.strip(text)):
             counts[m.group(1)] += 1

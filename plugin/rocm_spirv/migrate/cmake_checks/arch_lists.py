@@ -199,6 +199,13 @@ def _comma_list(item: str) -> list[str]:
 _SWITCH_VALUE = frozenset({"ON", "OFF", "TRUE", "FALSE", "YES", "NO", "1", "0"})
 
 
+def _from_tool(file: Analyzer, items: list[str], copied: list[str]) -> str | None:
+    """The GPU-listing tool whose output the items are, when every item is `${X}` of such an output."""
+    if items and len(copied) == len(items) and all(c in file.detected for c in copied):
+        return file.detected[copied[0]]
+    return None
+
+
 def _carry(file: Analyzer, var: str, items: list[str], copied: list[str]) -> None:
     """What a set() carries to var: a switch set in a branch on the target list (`set(HAS_MI50 TRUE)` under
     `if(${arch} STREQUAL "gfx906")`) or copied from one (`set(ROCM_HAS_MI50 ${HAS_MI50} PARENT_SCOPE)`); a copy
@@ -208,8 +215,9 @@ def _carry(file: Analyzer, var: str, items: list[str], copied: list[str]) -> Non
     switch = len(items) == 1 and items[0].upper() in _SWITCH_VALUE
     if (switch and file.arch_branch()) or (copied and len(copied) == len(items) and set(copied) & file.arch_switches):
         file.arch_switches.add(var)
-    if items and len(copied) == len(items) and all(c in file.detected for c in copied):
-        file.detected[var] = file.detected[copied[0]]
+    tool = _from_tool(file, items, copied)
+    if tool is not None:
+        file.detected[var] = tool
 
 
 def _copied_into_targets(file: Analyzer, var: str, cmd: Command) -> str:
@@ -295,8 +303,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         if gfx_items and not file.guarded():
             wrap(file, cmd, spirv)
         return
-    from_tool = bool(copied) and len(copied) == len(items) and all(c in file.detected for c in copied)
-    into = _copied_into_targets(file, var, cmd) if from_tool else ""
+    into = _copied_into_targets(file, var, cmd) if _from_tool(file, items, copied) else ""
     if into:  # set(ROCM_ARCH "${ROCM_DETECTED_ARCHS}") … set(CMAKE_HIP_ARCHITECTURES ${ROCM_ARCH})
         kind = "defaulted" if any(b.kind == "if" for b in file.stack) else "set"
         file.add(RSM101, cmd, f"{var} {kind} to the build machine's GPUs ({file.detected[var]}), then copied into "

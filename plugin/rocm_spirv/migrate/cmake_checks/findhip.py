@@ -51,7 +51,7 @@ def hip_add(file: Analyzer, cmd: Command) -> None:
     file.add(RSM110, cmd, f"{cmd.name}({target}) compiles through FindHIP/hipcc with one --offload-arch= per "
              f"HCC_AMDGPU_TARGET entry{own}", "a toolchain file that sets HCC_AMDGPU_TARGET to amdgcnspirv (CACHE "
              "FORCE, as the generated one does) redirects it; better, port to enable_language(HIP) and "
-             "rocm_spirv_target()", Redirect.TOOLCHAIN_FORCE, handled=True if file.hipcc_flags_from_targets else None)
+             "rocm_spirv_target()", Redirect.TOOLCHAIN_FORCE, handled=file.hipcc_flags_from_targets or None)
 
 
 FINDHIP_COMMANDS = ("hip_add_library", "hip_add_executable")

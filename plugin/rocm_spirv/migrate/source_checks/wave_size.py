@@ -65,8 +65,12 @@ _NAME = r"[A-Za-z_]\w*"
 ALIAS_CONSTANT = _constant_places(_NAME, case=False)
 MACRO_NAME = re.compile(rf"\b{_NAME}\b")
 WAVE_WORD = re.compile(r"warp|wave", re.IGNORECASE)
-# A wave size named the AMD way, which a build passes per target: PROJ_WAVEFRONT_SIZE, __WARP_SIZE_AMDGCN__
-AMD_WAVE_NAME = re.compile(r"^(?:[A-Z][A-Z0-9]*_)+WAVE(?:FRONT)?_?SIZE$|^(?=\w*AMDGCN)(?=\w*(?:WARP|WAVE))\w+$")
+
+
+def amd_wave_name(name: str) -> bool:
+    """A wave size named the AMD way, which a build passes per target: PROJ_WAVEFRONT_SIZE (a build-defined wave
+    size, BUILD_WAVE_MACRO), __WARP_SIZE_AMDGCN__."""
+    return BUILD_WAVE_MACRO.fullmatch(name) is not None or ("AMDGCN" in name and WAVE_WORD.search(name) is not None)
 # `constexpr int warpSize = 64;` in a function (OpenMM, since ROCm 7 made HIP's warpSize a run-time value): a
 # local of that name, HIP's warpSize no more until its block closes
 WARP_LOCAL = re.compile(r"\b(?:constexpr|const)\s+(?:int|unsigned(?:\s+int)?|size_t|std::size_t|auto|u?int32_t)"
@@ -168,7 +172,7 @@ def wave_in_directive(scan: SourceScan, d: Directive) -> None:
         stack[-1].wave = True
     if live and not wm and word == "define" and "WAVE" in d.body and d.name and not WAVE_WORD.search(d.name):
         _wave_in_macro_body(scan, d)
-    if live and not wm and word == "define" and stack and AMD_WAVE_NAME.search(d.name) and \
+    if live and not wm and word == "define" and stack and amd_wave_name(d.name) and \
             d.body.strip().strip("()") in ("32", "64") and \
             re.fullmatch(rf"\s*!\s*defined\s*\(?\s*{re.escape(d.name)}\s*\)?\s*", stack[-1].prior[-1]):
         # `#ifndef __WARP_SIZE_AMDGCN__` / `#define __WARP_SIZE_AMDGCN__ 64`: the fallback of a wave size the
