@@ -684,7 +684,8 @@ def test_dpp_controls_every_target_has_are_no_construct(tmp_path: Path) -> None:
                                    "  v += __builtin_amdgcn_mov_dpp(v, 0x142, 0xf, 0xf, false);\n"
                                    "  v += __builtin_amdgcn_update_dpp(0, v, 0x150, 0xf, 0xf, false);\n"
                                    "  v += __builtin_amdgcn_mov_dpp(v, Ctrl, 0xf, 0xf, false);\n"
-                                   "  return v;\n}\n")})
+                                   "  return v;\n}\n"
+                                   "__global__ void k(int* p) { p[0] = f<0xb1>(p[0]); }\n")})
     assert lines(r, "k.hip") == {7: "RSM205", 8: "RSM205", 9: "RSM205"}
 
 
@@ -1656,3 +1657,25 @@ def test_an_mfma_intrinsic_bound_by_an_asm_label_and_a_kernel_template_nothing_i
     assert lines(r, "asm.cpp") == {2: "RSM205"}
     assert lines(r, "gemm/kernels.hpp") == {5: "RSM205"}
     assert lines(r, "alone/kernels.hpp") == {5: "RSM205", 10: "RSM205"}
+
+
+# --- kinds earlier batches left (SuperSonic batch 32, xmrig-HIP batch 27), fixed later ---------------------------
+
+def test_inline_device_code_and_macros_a_translation_unit_never_names(tmp_path: Path) -> None:
+    """An inline `__device__` function or a macro with GCN code that its translation unit never names emits no
+    code: no finding. Named by a file that #includes the unit (`#include "phi4.hip"` in a bridge), it is
+    code again; a header's helpers stay reported (a library's callers are outside the tree)."""
+    unit = ("#include <hip/hip_runtime.h>\n"
+            "__device__ inline float dot2(bf16x2 a, bf16x2 b, float c) {\n"
+            "  return __builtin_amdgcn_fdot2_f32_bf16(a, b, c, false);\n}\n"
+            '#define FENCE() asm volatile("s_waitcnt vmcnt(0)")\n'
+            "__device__ __forceinline__ void used() { asm volatile(\"s_barrier\"); }\n"
+            "__global__ void k() { used(); }\n")
+    r = found(tmp_path, {
+        "kernels/alone.hip": unit,
+        "kernels/bridged.hip": unit,
+        "kernels/bridge.cpp": '#include "bridged.hip"\nvoid host() { FENCE(); }\n',
+        "include/helpers.hpp": unit.replace("__global__ void k() { used(); }\n", "")})
+    assert lines(r, "kernels/alone.hip") == {6: "RSM204"}
+    assert lines(r, "kernels/bridged.hip") == {5: "RSM204", 6: "RSM204"}
+    assert lines(r, "include/helpers.hpp") == {3: "RSM205", 5: "RSM204", 6: "RSM204"}

@@ -143,9 +143,13 @@ class FileReport:
     includes: tuple[str, ...] = ()  # what it #includes, kept for files that define macros or have findings
     wave_aliases: set[str] = field(default_factory=set)
     needs: dict[tuple[int, int], tuple[str, frozenset[str]]] = field(default_factory=dict)
-    # findings (line, column) inside the body of a __global__ function template, by its name: dropped when no
-    # file of the tree names the kernel again (nothing instantiates it, so it emits no code)
+    # findings (line, column) inside the body of a __global__ function template, by its name, every kernel
+    # template of the file listed: dropped when no file of the tree names the kernel again (nothing
+    # instantiates it, so it emits no code)
     kernel_templates: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # findings inside a translation unit's inline/static/template __device__ functions and macros its own text
+    # names only once (the definition), by name: dropped unless a file that #includes this one names them
+    local_units: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 @dataclass

@@ -149,6 +149,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     build_arch_defines: set[str] = set()  # macros CMake defines for the compile only in a branch on the target list
 
     kernel_reports: list[FileReport] = []  # sources with findings inside __global__ function templates
+    local_reports: list[FileReport] = []  # translation units with findings in inline code they never name
 
     def take_source(rel: str, text: str, build_macros: frozenset[str]) -> FileReport:
         """One source's findings, and what it tells the scan about the other files."""
@@ -169,6 +170,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             warp_decls.add(rel)
         if report.kernel_templates:
             kernel_reports.append(report)
+        if report.local_units:
+            local_reports.append(report)
         return report
 
     def keep(report: FileReport, text: str) -> None:
@@ -263,6 +266,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     _drop_project_warp(result, graph, warp_decls)
     if kernel_reports:
         _drop_uninstantiated(kernel_reports, _named_once(root, base, exclude, kernel_reports))
+    if local_reports:
+        _drop_unnamed_locals(local_reports, _named_by_includers(root, base, exclude, local_reports))
     if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
@@ -342,6 +347,41 @@ def _drop_uninstantiated(reports: list[FileReport], once: set[str]) -> None:
         if not set(r.kernel_templates) - once:
             continue
         dead = {at for n in once for at in r.kernel_templates.get(n, ())}
+        if dead:
+            r.findings[:] = [f for f in r.findings if (f.line, f.column) not in dead]
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">]+)[">]', re.M)
+
+
+def _named_by_includers(root: Path, base: Path, exclude: Sequence[str],
+                        reports: list[FileReport]) -> dict[str, set[str]]:
+    """Per translation unit, the names of its never-named inline code that a file #including it names (a
+    `*_bridge.cpp` with `#include "phi4.hip"`): a second walk, taken only when some unit has such code."""
+    by_name: dict[str, list[FileReport]] = {}
+    for r in reports:
+        by_name.setdefault(posixpath.basename(r.path), []).append(r)
+    named: dict[str, set[str]] = {r.path: set() for r in reports}
+    for rel, text in _sources(root, base, exclude):
+        if not any(n in text for n in by_name):
+            continue
+        words: set[str] | None = None
+        for inc in _INCLUDE.findall(text):
+            for r in by_name.get(posixpath.basename(inc), ()):
+                local = posixpath.normpath(posixpath.join(posixpath.dirname(rel), inc))
+                if r.path not in (local, posixpath.normpath(inc)) and not r.path.endswith("/" + inc.lstrip("./")):
+                    continue
+                if words is None:
+                    words = set(IDENT.findall(source_rules.strip(text)))
+                named[r.path] |= words & r.local_units.keys()
+    return named
+
+
+def _drop_unnamed_locals(reports: list[FileReport], named: dict[str, set[str]]) -> None:
+    """Findings in a translation unit's inline device functions and macros nothing names (neither the unit nor
+    a file that #includes it): no code is emitted for them."""
+    for r in reports:
+        dead = {at for n, ats in r.local_units.items() if n not in named[r.path] for at in ats}
         if dead:
             r.findings[:] = [f for f in r.findings if (f.line, f.column) not in dead]
 

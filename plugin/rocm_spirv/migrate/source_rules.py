@@ -12,8 +12,10 @@ Reported only: --apply never edits a source file.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding
@@ -569,47 +571,97 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset(),
     _drop_absorbed(scan)
     _drop_dead(scan)
     _settle(scan)
-    if report.findings and "__global__" in stripped and "template" in stripped:
-        _tag_kernel_templates(scan)
+    if report.findings:
+        _tag_unused_candidates(scan)
     return report
 
 
 _GLOBAL = re.compile(r"\b__global__\b")
+_DEVICE = re.compile(r"\b__device__\b")
 _NOT_NAMES = frozenset({"void", "__launch_bounds__", "__attribute__", "static", "inline", "__forceinline__",
-                        "extern", "__device__", "__host__"})
+                        "extern", "__device__", "__host__", "__declspec", "alignas", "decltype"})
+# a __device__ function with one of these in its head is emitted only where something calls it: an inline or
+# static one (a header's helpers must be, or two TUs would define them) or a template
+_EMITTED_ON_USE = re.compile(r"\b(?:inline|__inline__|__forceinline__|static|template|constexpr)\b")
+_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 
 
-def _tag_kernel_templates(scan: SourceScan) -> None:
-    """The findings inside the body of a `template <…> __global__ void name(…) {…}`, by kernel name: a kernel
-    template nothing in the tree instantiates emits no code, so the scan drops them once it has read every file
-    (scan.py)."""
-    text, report = scan.stripped, scan.report
-    for g in _GLOBAL.finditer(text):
+def _body_end(text: str, brace: int) -> int:
+    depth, i = 0, brace
+    while i < len(text):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            break
+        i += 1
+    return i
+
+
+def _function_units(text: str, marker: re.Pattern[str], head_needs: re.Pattern[str] | None,
+                    template: bool) -> Iterator[tuple[str, int, int]]:
+    """(name, first offset, last offset) of each function definition the marker introduces: for __global__
+    only templates (`template <…>` before it), for __device__ only heads with head_needs."""
+    for g in marker.finditer(text):
         head = text[max(0, g.start() - 400):g.start()]
-        t = head.rfind("template")
-        if t < 0 or any(c in head[t:] for c in ";{}"):
+        cut = max(head.rfind(";"), head.rfind("{"), head.rfind("}"), head.rfind("#"))
+        own = head[cut + 1:]  # the declaration's words before the marker
+        if template and "template" not in own:
             continue  # not a template's head
         name = next((m for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", text[g.end():g.end() + 400])
                      if m.group(1) not in _NOT_NAMES), None)
-        if name is None:
+        if name is None or any(c in text[g.end():g.end() + name.start()] for c in ";{}=#"):
+            continue  # a lambda, a variable, or a name past the declaration
+        if head_needs is not None and not head_needs.search(own + text[g.end():g.end() + name.start()]):
             continue
         after = g.end() + name.end()
         brace, semi = text.find("{", after), text.find(";", after)
         if brace < 0 or (0 <= semi < brace):
             continue  # a declaration
-        depth, i = 0, brace
-        while i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if depth == 0:
-                break
-            i += 1
-        first, last = text.count("\n", 0, g.start()) + 1, text.count("\n", 0, i) + 1
-        # every kernel template of the file, with findings or not: one the tree launches shows its launch
-        # sites were scanned (scan._drop_uninstantiated)
-        report.kernel_templates.setdefault(name.group(1), []).extend(
-            (f.line, f.column) for f in report.findings if first <= f.line <= last)
-    if not any(report.kernel_templates.values()):
-        report.kernel_templates.clear()
+        yield name.group(1), g.start(), _body_end(text, brace)
+
+
+def _macro_units(text: str) -> Iterator[tuple[str, int, int]]:
+    """(name, first offset, last offset) of each #define, continuation lines included."""
+    for m in _MACRO.finditer(text):
+        end = text.find("\n", m.end())
+        while end > 0 and text[end - 1] == "\\":
+            end = text.find("\n", end + 1)
+        yield m.group(1), m.start(), end if end >= 0 else len(text)
+
+
+# a translation unit's inline, static and template code and its macros are named from the unit alone, or from
+# a file that #includes it (`#include "phase2.cu"`)
+UNIT_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx", ".c++", ".c")
+
+
+def _tag_unused_candidates(scan: SourceScan) -> None:
+    """The findings inside code that emits nothing unless something names it, by name, for the scan to drop
+    once it has read every file (scan.py): the body of a `template <…> __global__` kernel (every kernel
+    template of the file listed, with findings or not), and in a translation unit the body of an inline,
+    static or template `__device__` function or of a macro its own text names only once. A header's device
+    functions and macros stay: a library's callers are outside the tree, and a tree given in part (a corpus
+    of its files) holds only some of its own."""
+    text, report = scan.stripped, scan.report
+    lines = [0, *(m.end() for m in re.finditer("\n", text))]
+
+    def tag(into: dict[str, list[tuple[int, int]]], name: str, begin: int, end: int) -> None:
+        first, last = bisect.bisect_right(lines, begin), bisect.bisect_right(lines, end)
+        into.setdefault(name, []).extend((f.line, f.column) for f in report.findings if first <= f.line <= last)
+
+    if "__global__" in text and "template" in text:
+        for unit in _function_units(text, _GLOBAL, None, template=True):
+            tag(report.kernel_templates, *unit)
+        if not any(report.kernel_templates.values()):
+            report.kernel_templates.clear()
+    if scan.path.endswith(UNIT_SUFFIXES):
+        units = [*(_function_units(text, _DEVICE, _EMITTED_ON_USE, template=False) if "__device__" in text
+                   else ()), *(_macro_units(text) if "define" in text else ())]
+        names = {u[0] for u in units}
+        once = {n for n, c in Counter(m.group() for m in IDENT.finditer(text) if m.group() in names).items()
+                if c == 1}
+        for name, begin, end in units:
+            if name in once:
+                tag(report.local_units, name, begin, end)
+        report.local_units = {n: at for n, at in report.local_units.items() if at}
 
 
 def _drop_absorbed(scan: SourceScan) -> None:
