@@ -685,7 +685,7 @@ def test_dpp_controls_every_target_has_are_no_construct(tmp_path: Path) -> None:
                                    "  v += __builtin_amdgcn_update_dpp(0, v, 0x150, 0xf, 0xf, false);\n"
                                    "  v += __builtin_amdgcn_mov_dpp(v, Ctrl, 0xf, 0xf, false);\n"
                                    "  return v;\n}\n"
-                                   "__global__ void k(int* p) { p[0] = f<0xb1>(p[0]); }\n")})
+                                   "__global__ void k(int* p) { p[0] = f<kCtrl>(p[0]); }\n")})
     assert lines(r, "k.hip") == {7: "RSM205", 8: "RSM205", 9: "RSM205"}
 
 
@@ -1679,3 +1679,22 @@ def test_inline_device_code_and_macros_a_translation_unit_never_names(tmp_path: 
     assert lines(r, "kernels/alone.hip") == {6: "RSM204"}
     assert lines(r, "kernels/bridged.hip") == {5: "RSM204", 6: "RSM204"}
     assert lines(r, "include/helpers.hpp") == {3: "RSM205", 5: "RSM204", 6: "RSM204"}
+
+
+def test_a_dpp_control_a_template_parameter_takes_only_values_every_target_has(tmp_path: Path) -> None:
+    """gpumode's `shfl_dpp<0b10'11'00'01>`, comfy-kitchen's `dpp_add<0xB1>`, ZLUDA's `<T, 0b00'11'10'01>`: a
+    DPP control that is a template parameter takes the values the file's instantiations give it (defaults
+    filled in). All of them on every target: no construct. One a target lacks (row_bcast 0x142), one no literal,
+    or no instantiation in the file (a library's callers are elsewhere): RSM205."""
+    def unit(calls: str) -> str:
+        return ("template <typename T, int Ctrl, int Row = 0xf>\n__device__ __forceinline__ T shfl(T v) {\n"
+                "  return __builtin_amdgcn_update_dpp(v, v, Ctrl, Row, 0xf, false);\n}\n"
+                f"__global__ void k(int* p) {{ {calls} }}\n")
+    r = found(tmp_path, {"every.hip": unit("p[0] = shfl<int, 0b10'11'00'01>(p[0]) + shfl<int, 0x140, 3>(p[1]);"),
+                         "bcast.hip": unit("p[0] = shfl<int, 0xB1>(p[0]) + shfl<int, 0x142>(p[1]);"),
+                         "named.hip": unit("p[0] = shfl<int, kMirror>(p[0]);"),
+                         "lib.hpp": unit("").replace("__global__ void k(int* p) {  }\n", "")})
+    assert lines(r, "every.hip") == {}
+    assert lines(r, "bcast.hip") == {3: "RSM205"}
+    assert lines(r, "named.hip") == {3: "RSM205"}
+    assert lines(r, "lib.hpp") == {3: "RSM205"}

@@ -92,12 +92,8 @@ def tests_in_code(scan: SourceScan) -> None:
         scan.add(has_builtin(scan.path, scan.no, m, scan.snippet, scan.conds))
 
 
-def dpp_control(lines: list[str], idx: int, start: int) -> int | None:
-    """The dpp_ctrl literal of the mov_dpp/update_dpp call whose name ends at lines[idx][start], or None when
-    it is no literal (a named constant, a macro) or the call cannot be read. dpp_ctrl is the fourth argument
-    from the end of both builtins; counting from the end keeps template commas in the value argument
-    (`pack<int, T>(v)`) out of the way."""
-    text = " ".join([lines[idx][start:], *lines[idx + 1 : idx + DPP_LOOKAHEAD]]).lstrip()
+def _call_args(text: str) -> list[str] | None:
+    """The top-level arguments of the call whose "(" starts text, or None when it does not close."""
     if not text.startswith("("):
         return None
     depth = 0
@@ -112,21 +108,94 @@ def dpp_control(lines: list[str], idx: int, start: int) -> int | None:
             depth -= 1
             if depth == 0:
                 args.append("".join(cur))
-                break
+                return args
         elif ch == "," and depth == 1:
             args.append("".join(cur))
             cur = []
             continue
         cur.append(ch)
-    else:
-        return None
-    if len(args) < 4:
-        return None
-    literal = args[-4].strip().strip("()").strip().rstrip("uUlL")
+    return None
+
+
+def _integer(literal: str) -> int | None:
+    """A C++ integer literal's value (`0x140`, `0b10'11'00'01`, `5u`, `(0x140)`), or None."""
+    text = literal.strip().strip("()").strip().replace("'", "").rstrip("uUlL")
     try:
-        return int(literal, 0)
+        return int(text, 0)
     except ValueError:
         return None
+
+
+def dpp_control_arg(lines: list[str], idx: int, start: int) -> str | None:
+    """The dpp_ctrl argument of the mov_dpp/update_dpp call whose name ends at lines[idx][start], as written,
+    or None when the call cannot be read. dpp_ctrl is the fourth argument from the end of both builtins;
+    counting from the end keeps template commas in the value argument (`pack<int, T>(v)`) out of the way."""
+    args = _call_args(" ".join([lines[idx][start:], *lines[idx + 1 : idx + DPP_LOOKAHEAD]]).lstrip())
+    return args[-4].strip() if args is not None and len(args) >= 4 else None
+
+
+_TEMPLATE_HEAD = re.compile(r"\btemplate\s*<")
+TEMPLATE_LOOKBACK = 1500  # characters from a DPP call back to the head of the template it sits in
+
+
+def _angle_args(text: str, start: int) -> tuple[list[str], int] | None:
+    """The top-level arguments of the <…> opening at text[start], and the offset after its ">"."""
+    depth = 0
+    cur: list[str] = []
+    args: list[str] = []
+    for i in range(start, min(len(text), start + 400)):
+        ch = text[i]
+        if ch in "<(":
+            depth += 1
+            if depth == 1:
+                continue
+        elif ch in ">)":
+            depth -= 1
+            if depth == 0:
+                args.append("".join(cur))
+                return [a.strip() for a in args], i + 1
+        elif ch == "," and depth == 1:
+            args.append("".join(cur))
+            cur = []
+            continue
+        elif ch in ";{}":
+            return None
+        cur.append(ch)
+    return None
+
+
+def template_controls(stripped: str, at: int, name: str) -> list[int] | None:
+    """The values a template parameter `name` of the function template around offset `at` takes, from the
+    instantiations `f<…>(…)` of the same file (defaults filled in): gpumode's `shfl_dpp<0b10'11'00'01>`,
+    comfy-kitchen's `dpp_add<0xB1>`. None when `name` is no such parameter, the file never instantiates the
+    template (a library's callers are elsewhere), or some instantiation passes no literal."""
+    window = stripped[max(0, at - TEMPLATE_LOOKBACK):at]
+    heads = list(_TEMPLATE_HEAD.finditer(window))
+    if not heads:
+        return None
+    base = max(0, at - TEMPLATE_LOOKBACK) + heads[-1].end() - 1
+    head = _angle_args(stripped, base)
+    if head is None:
+        return None
+    params, after = head
+    names = [IDENT.findall(p.split("=")[0])[-1:] for p in params]
+    if [name] not in names:
+        return None
+    index = names.index([name])
+    default = params[index].split("=", 1)[1] if "=" in params[index] else None
+    fn = re.search(r"\b([A-Za-z_]\w*)\s*\(", stripped[after:at])
+    if fn is None:
+        return None
+    values: list[int] = []
+    for call in re.finditer(rf"\b{re.escape(fn.group(1))}\s*<", stripped):
+        args = _angle_args(stripped, call.end() - 1)
+        if args is None:
+            return None
+        value = _integer(args[0][index] if index < len(args[0]) else default or "")
+        if value is None:
+            return None
+        values.append(value)
+    return values or None
 
 
 def every_target(scan: SourceScan, m: re.Match[str]) -> bool:
@@ -138,8 +207,16 @@ def every_target(scan: SourceScan, m: re.Match[str]) -> bool:
         return any(n in scan.derived for n in IDENT.findall(args[:200]))
     if m.group(1) not in ("mov_dpp", "update_dpp"):
         return False
-    ctrl = dpp_control(scan.lines, scan.idx, m.end())
-    return ctrl is not None and any(ctrl in r for r in EVERY_TARGET_DPP)
+    arg = dpp_control_arg(scan.lines, scan.idx, m.end())
+    ctrl = None if arg is None else _integer(arg)
+    if ctrl is not None:
+        return any(ctrl in r for r in EVERY_TARGET_DPP)
+    if arg is None or not IDENT.fullmatch(arg):
+        return False
+    # a template parameter: every value the file's instantiations give it
+    at = sum(len(line) for line in scan.stripped.splitlines(keepends=True)[:scan.idx]) + m.start()
+    values = template_controls(scan.stripped, at, arg)
+    return values is not None and all(any(v in r for r in EVERY_TARGET_DPP) for v in values)
 
 
 def guarded_builtins(scan: SourceScan) -> None:
