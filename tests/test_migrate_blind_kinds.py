@@ -1698,3 +1698,14 @@ def test_a_dpp_control_a_template_parameter_takes_only_values_every_target_has(t
     assert lines(r, "bcast.hip") == {3: "RSM205"}
     assert lines(r, "named.hip") == {3: "RSM205"}
     assert lines(r, "lib.hpp") == {3: "RSM205"}
+
+
+# --- kinds blind batch 40 (pixeltrack-standalone, LightGBM, MegEngine) showed; that batch is no longer held out ----
+
+def test_warp_size_as_a_launch_size_is_host_code_not_a_template_argument(tmp_path: Path) -> None:
+    """pixeltrack-standalone: `k<int><<<1, warpSize, 0, 0>>>(64)` in main() launches with the device's run-time
+    wave size; the chevrons are no template argument list. `ws[warpSize]` in the kernel is an array bound."""
+    r = found(tmp_path, {"t.cu": ("template <typename T> __global__ void k(int n) {\n  __shared__ T ws[warpSize];\n}\n"
+                                  "int main() {\n  k<int><<<1, warpSize, 0, 0>>>(64);\n"
+                                  "  hipLaunchKernelGGL(k<Vec<warpSize>>, 1, 1, 0, 0, 32);\n}\n")})
+    assert lines(r, "t.cu") == {2: "RSM203", 6: "RSM203"}

@@ -43,8 +43,9 @@ def _constant_places(name: str, case: bool) -> re.Pattern[str]:
     array bound, a static_assert, an if constexpr and, with case, a case label."""
     return re.compile(
         rf"\bconstexpr\b[^;{{]*=\s*[^;]*\b{name}\b"
-        # a template argument list, not `offset <= warpSize >> 1` (a comparison, then a shift)
-        rf"|<(?![<=])[^<>;]*\b{name}\b[^<>;]*>(?!=|>\s*\d)"
+        # a template argument list, not `offset <= warpSize >> 1` (a comparison, then a shift) nor a launch's
+        # `<<<1, warpSize>>>` (host code: the device's run-time wave size)
+        rf"|(?<!<)<(?![<=])[^<>;]*\b{name}\b[^<>;]*>(?!=|>\s*\d)"
         # an array bound: `[…warpSize…]` after a declarator (`float tile[`, `T* p[2][`), not a subscript
         # (`out[threadIdx.x / warpSize] = v`, `return data[warpSize - 1]`): a type word must come before the name
         r"|(?<![\w\])])(?!(?:return|else|do|case|new|delete|throw|co_return|co_yield|goto|sizeof)\b)"
