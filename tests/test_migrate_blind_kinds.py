@@ -1709,3 +1709,21 @@ def test_warp_size_as_a_launch_size_is_host_code_not_a_template_argument(tmp_pat
                                   "int main() {\n  k<int><<<1, warpSize, 0, 0>>>(64);\n"
                                   "  hipLaunchKernelGGL(k<Vec<warpSize>>, 1, 1, 0, 0, 32);\n}\n")})
     assert lines(r, "t.cu") == {2: "RSM203", 6: "RSM203"}
+
+
+# --- kinds blind batch 41 (qiskit-aer, Librett, gx-ai) showed; that batch is no longer held out -------------------
+
+def test_a_wave_size_alias_named_neither_warp_nor_wave_from_another_header(tmp_path: Path) -> None:
+    """qiskit-aer: `#define _WS warpSize` in misc/gpu_static_properties.hpp, `__shared__ double
+    cache[_MAX_THD / _WS]` in a kernel of another header: RSM203 at the bound. A file that defines `_WS` itself
+    means its own macro; a run-time use of the alias is none."""
+    r = found(tmp_path, {
+        "misc/props.hpp": "#ifdef USE_ROCM\n#define _WS warpSize\n#define _MAX_THD 1024\n#endif\n",
+        "chunk/kernels.hpp": ('#include "../misc/props.hpp"\n'
+                              "template <typename T> __global__ void sum(T* out) {\n"
+                              "  __shared__ double cache[_MAX_THD / _WS];\n"
+                              "  if (threadIdx.x % _WS == 0) out[0] = cache[0];\n}\n"),
+        "other/own.hpp": "#define _WS 32\n__global__ void k(float* o) {\n  __shared__ float c[1024 / _WS];\n}\n",
+        "main.cpp": '#include "chunk/kernels.hpp"\nvoid run() { sum<double><<<1, 64>>>(nullptr); }\n'})
+    assert lines(r, "chunk/kernels.hpp") == {3: "RSM203"}
+    assert lines(r, "other/own.hpp") == {}

@@ -249,6 +249,9 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                     keep(FileReport(rel, "source", error=f"{err}; skipped"), text)
         build_arch_defines -= defines
     arch_tests |= build_arch_defines
+    odd_aliases = frozenset(a for a in wave_aliases if not wave_size.WAVE_WORD.search(a))
+    if odd_aliases:
+        _add_odd_alias_uses(result, root, base, exclude, odd_aliases)
     for report in need_reports:
         _keep_needed(report, defines, wave_aliases, arch_tests, build_arch_defines)
     if build_arch_defines:
@@ -293,6 +296,34 @@ def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> s
         if not new:
             return derived
         derived |= new
+
+
+def _add_odd_alias_uses(result: ScanResult, root: Path, base: Path, exclude: Sequence[str],
+                        aliases: frozenset[str]) -> None:
+    """Uses of a wave-size alias whose name says neither warp nor wave (qiskit-aer's `#define _WS warpSize` in
+    one header, `__shared__ double cache[_MAX_THD / _WS]` in another) as a compile-time constant: the first walk
+    looks for those by name only in the file that defines them, so the files naming one are read again with
+    every file's aliases known (a second walk, taken only when such an alias exists)."""
+    word = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, aliases))) + r")\b")
+    reports = {r.path: r for r in result.files if r.kind == "source"}
+    for rel, text in _sources(root, base, exclude):
+        if word.search(text) is None:
+            continue
+        try:
+            again = source_rules.analyze(rel, text, wave_aliases=aliases)
+        except RecursionError:
+            continue  # the first walk reported it
+        report = reports.get(rel)
+        seen = {(f.line, f.column) for f in report.findings} if report is not None else set()
+        new = [f for f in again.findings if f.message.endswith(wave_size.ALIAS_USE) and (f.line, f.column) not in seen]
+        if not new:
+            continue
+        gate.mark_suppressed(new, text)
+        if report is None:
+            report = reports[rel] = FileReport(rel, "source")
+            result.files.append(report)
+        report.findings.extend(new)
+        report.findings.sort(key=lambda f: (f.line, f.column))
 
 
 def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], arch_tests: set[str],

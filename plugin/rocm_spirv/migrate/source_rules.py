@@ -235,6 +235,9 @@ class SourceScan:
     stripped: str  # comments and literals blanked: what the rules read
     can: dict[re.Pattern[str], bool]  # per rule pattern: its tokens occur in the stripped text
     arch_derived: frozenset[str]  # macros other files define only under arch macros
+    # macros other files #define on warpSize whose names say neither warp nor wave (qiskit-aer's `_WS`): the
+    # scan reads a file for them only once every file's aliases are known
+    other_aliases: frozenset[str]
     report: FileReport
     add: Callable[[Finding], None] = field(init=False)  # report.findings.append
     # Most kernels call some __builtin_amdgcn_*, few a feature one: the line loop looks for those (and at
@@ -549,16 +552,17 @@ def passed_over(text: str) -> bool:
 
 
 def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset(),
-            build_macros: frozenset[str] = frozenset()) -> FileReport:
+            build_macros: frozenset[str] = frozenset(), wave_aliases: frozenset[str] = frozenset()) -> FileReport:
     """Findings of one source file. arch_derived: macros other files define only under arch macros;
-    build_macros: per-arch macros the build defines, which the file is read for even if nothing else is there."""
+    build_macros: per-arch macros the build defines, which the file is read for even if nothing else is there;
+    wave_aliases: macros other files define on warpSize, the same."""
     report = FileReport(path, "source")
-    forced = any(n in text for n in build_macros)
+    forced = any(n in text for n in build_macros) or any(n in text for n in wave_aliases)
     read = _prefilter(text, forced)
     if read is None:
         return report
     stripped, can = read
-    scan = SourceScan(path, text, stripped, can, arch_derived, report)
+    scan = SourceScan(path, text, stripped, can, arch_derived, wave_aliases, report)
     directives = scan.directives
     for idx, line in enumerate(scan.lines):
         if idx <= scan.skip_to:

@@ -218,12 +218,19 @@ def _continued(scan: SourceScan) -> tuple[str, int]:
     return scan.line, 0
 
 
+ALIAS_USE = "a wave-size alias (a macro on warpSize) used as a compile-time constant"
+
+
 def alias_defaults(scan: SourceScan) -> None:
     """A wave-size alias (defined by no source, or by one to the wave size) as a template argument's default,
     else in an array bound, a template argument, a constexpr or a static_assert: kept once the scan knows every
     file's aliases (FileReport.needs)."""
     line, idx = scan.line, scan.idx
-    if WAVE_WORD.search(line):
+    # an alias whose name says neither warp nor wave (`#define _WS warpSize`) is looked for by name
+    odd = scan.other_aliases
+    if scan.report.wave_aliases:
+        odd = odd | {a for a in scan.report.wave_aliases if not WAVE_WORD.search(a)}
+    if WAVE_WORD.search(line) or (odd and any(a in line for a in odd)):
         alias_line = "template" in line or (idx > 0 and "template" in scan.lines[idx - 1])
         for m in (ALIAS_DEFAULT.finditer(line) if alias_line else ()):
             if m.group(1) not in scan.report.defines or m.group(1) in scan.report.wave_aliases:
@@ -236,14 +243,14 @@ def alias_defaults(scan: SourceScan) -> None:
             aliases, defines = scan.report.wave_aliases, scan.report.defines
             part = text[max(m.start(), head):m.end()]  # this line's share of the match
             names = [n for n in dict.fromkeys(MACRO_NAME.findall(part)) if n in aliases or (
-                     n not in defines and n not in LIBRARY_WARP and WAVE_WORD.search(n) and n != "warpSize"
-                     and not BUILD_WAVE_TEST.fullmatch(n))]
+                     n not in defines and n not in LIBRARY_WARP and n != "warpSize" and (
+                         n in scan.other_aliases or (WAVE_WORD.search(n) and not BUILD_WAVE_TEST.fullmatch(n))))]
             names = [n for n in names if n in aliases] or names  # this file's aliases first
             if names and not WARP_NAME.search(m.group(0)) and \
                     not any(f.line == scan.no for f in scan.report.findings[-4:]):  # one construct a line
                 col = max(m.start(), head) - head + part.find(names[0]) + 1
-                scan.add(finding(RSM203, scan.path, scan.no, col, f"{', '.join(names)}: a wave-size alias (a macro "
-                                 "on warpSize) used as a compile-time constant", WARP_FIX, scan.snippet, scan.conds))
+                scan.add(finding(RSM203, scan.path, scan.no, col, f"{', '.join(names)}: {ALIAS_USE}", WARP_FIX,
+                                 scan.snippet, scan.conds))
                 scan.report.needs[(scan.no, col)] = ("alias", frozenset(names))
                 return
 
