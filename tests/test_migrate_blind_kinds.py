@@ -1727,3 +1727,18 @@ def test_a_wave_size_alias_named_neither_warp_nor_wave_from_another_header(tmp_p
         "main.cpp": '#include "chunk/kernels.hpp"\nvoid run() { sum<double><<<1, 64>>>(nullptr); }\n'})
     assert lines(r, "chunk/kernels.hpp") == {3: "RSM203"}
     assert lines(r, "other/own.hpp") == {}
+
+
+def test_a_target_list_copied_from_a_variable_only_the_user_sets_is_handled(tmp_path: Path) -> None:
+    """qiskit-aer: `string(REPLACE " " ";" L ${AER_ROCM_ARCH})` then `set(GPU_TARGETS ${L} CACHE INTERNAL …)`
+    and `set(CMAKE_HIP_ARCHITECTURES ${L})`: nothing in the file sets or tests AER_ROCM_ARCH, so the lists are the
+    user's -D input (handled, redirect user-variable). A variable the file sets itself stays a finding."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.8)\nproject(p LANGUAGES CXX)\n"
+        'string(REPLACE " " ";" L ${AER_ROCM_ARCH})\n'
+        'set(GPU_TARGETS ${L} CACHE INTERNAL "targets")\n'
+        "set(CMAKE_HIP_ARCHITECTURES ${L})\n"
+        "set(OWN gfx90a)\nset(CMAKE_HIP_ARCHITECTURES ${OWN})\n")
+    got = {(f.line, f.rule.id, f.handled, f.redirect.value) for f in scan(tmp_path).result.findings}
+    assert got == {(4, "RSM101", True, "user-variable"), (5, "RSM101", True, "user-variable"),
+                   (6, "RSM101", False, "build-file")}

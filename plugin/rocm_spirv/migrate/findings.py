@@ -34,6 +34,7 @@ class Redirect(Enum):
     TOOLCHAIN_FORCE = "toolchain-force"  # only with set(… CACHE … FORCE) in the toolchain file
     ENVIRONMENT = "environment"  # the value comes from the environment; export amdgcnspirv
     MAKE_VARIABLE = "make-variable"  # a Makefile list: `make VAR=amdgcnspirv` overrides it, no edit
+    USER_VARIABLE = "user-variable"  # the user's own -DVAR=… list, which nothing in the project sets
     BUILD_FILE = "build-file"  # the build file itself must change
     SOURCE = "source"  # a source change (never edited by --apply)
 

@@ -184,6 +184,54 @@ def _user_option(file: Analyzer, items: list[str]) -> bool:
     return all(n in tested and not file.variables.values.get(n, "") and n not in known for n in names)
 
 
+def _copied_from(file: Analyzer, name: str) -> list[str] | None:
+    """The variables name copies in this file (`set(L ${A})`, `string(REPLACE " " ";" L ${A})`), or None
+    when some command gives it anything else."""
+    found: list[str] = []
+    for cmd in file.commands:
+        values = cmd.values()
+        if cmd.name == "set" and values[:1] == [name]:
+            inputs = [v for v in values[1:] if v not in ("CACHE", "INTERNAL", "STRING", "FORCE", "PARENT_SCOPE")]
+            inputs = inputs[:1] if "CACHE" in values[1:] else inputs  # the docstring follows the type
+        elif cmd.name == "string" and values[:1] == ["REPLACE"] and len(values) >= 5 and values[3] == name:
+            inputs = values[4:]
+        elif name in values:
+            return None  # list(APPEND name …), option(name …), if(name): set or tested here
+        else:
+            continue
+        refs_ = [m.group(1) for i in inputs if (m := REF.fullmatch(i))]
+        if not refs_ or len(refs_) != len(inputs):
+            return None
+        found.extend(refs_)
+    return found
+
+
+def _user_input(file: Analyzer, items: list[str]) -> list[str]:
+    """The variables items copy, through this file's copies and `string(REPLACE)` reformatting, when each is one
+    this file never sets nor tests, its parent directories give no value and no known list holds (qiskit-aer's
+    `${AER_ROCM_ARCH}`, documented as `-DAER_ROCM_ARCH=…`): the user's list, or one another file sets, whose
+    own set() is the construct there. [] otherwise."""
+    names = [m.group(1) for i in items if (m := REF.fullmatch(i))]
+    if not names or len(names) != len(items):
+        return []
+    known = file.arch_names() | file.function_params() | set(file.detected)
+    origins: list[str] = []
+    todo, seen = list(names), set()
+    while todo:
+        n = todo.pop()
+        if n in seen or n in known or n in file.variables.values or n.startswith("CMAKE_"):
+            return []
+        seen.add(n)
+        copied = _copied_from(file, n)
+        if copied is None:
+            return []
+        if copied:
+            todo.extend(copied)
+        else:
+            origins.append(n)
+    return sorted(origins)
+
+
 def _value_of(file: Analyzer, item: str) -> str:
     """`${name}`'s value where this file set it (as written when it was unknown then), else ""."""
     m = REF.fullmatch(item)
@@ -286,6 +334,12 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             return
         if _user_option(file, items):
             return  # set(CMAKE_HIP_ARCHITECTURES ${PROJ_ARCH}) under if(DEFINED PROJ_ARCH): the user's -D list
+        user = _user_input(file, items)
+        if user:
+            file.add(RSM101, cmd, f"{var} set to {' '.join(rest)}, a copy of {', '.join(user)}, which this file "
+                     "never sets: the user's -D list, or another file's (reported where it is set)",
+                     f"configure with -D{user[0]}=amdgcnspirv under SPIR-V", Redirect.USER_VARIABLE, handled=True)
+            return
         if items and all(i.upper() in ("OFF", "FALSE", "NO", "0") for i in items):
             return  # CMAKE_HIP_ARCHITECTURES OFF: CMake passes no arch flag at all
         if not items and cache and not _read_later(file, var, cmd):
