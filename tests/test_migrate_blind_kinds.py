@@ -1742,3 +1742,15 @@ def test_a_target_list_copied_from_a_variable_only_the_user_sets_is_handled(tmp_
     got = {(f.line, f.rule.id, f.handled, f.redirect.value) for f in scan(tmp_path).result.findings}
     assert got == {(4, "RSM101", True, "user-variable"), (5, "RSM101", True, "user-variable"),
                    (6, "RSM101", False, "build-file")}
+
+
+def test_a_value_chain_whose_fallback_branch_defines_zero_or_one(tmp_path: Path) -> None:
+    """aiter: `#if gfx942 #define MUBUF_ACQUIRE 16 … #elif gfx908 || gfx90a #define MUBUF_ACQUIRE 1`: one macro
+    given a value per branch is a value chain (RSM207, one construct), even where one value is 0 or 1. A flag 1
+    in one branch and 0 in the other stays a derived macro (RSM201 per arch directive)."""
+    r = found(tmp_path, {"q.h": ("#if defined(__gfx942__)\n#define MUBUF_ACQUIRE 16\n"
+                                 "#elif (defined(__gfx908__) || defined(__gfx90a__))\n#define MUBUF_ACQUIRE 1\n#endif\n"
+                                 "#if defined(__gfx942__)\n#define HAS_FP8 1\n"
+                                 "#elif defined(__gfx90a__)\n#define HAS_FP8 0\n#endif\n"
+                                 "__device__ int f() { return MUBUF_ACQUIRE + HAS_FP8; }\n")})
+    assert lines(r, "q.h") == {1: "RSM207", 6: "RSM201", 8: "RSM201"}

@@ -164,6 +164,8 @@ class Group:
     elifs: list[int] = field(default_factory=list)  # indices of the RSM201 findings of its #elif lines
     elif_macros: list[str] = field(default_factory=list)  # the arch macros those findings name
     code: bool = False  # the chain holds more than #error/#warning lines
+    # macros a branch #defines to 0 or 1 (a flag): a flag in two branches is a derived macro, not a value chain
+    flag_defines: set[str] = field(default_factory=set)
     wave: bool = False  # the chain's test of the wavefront macro is reported
     line: int = 0  # the current branch's directive: where a finding about its condition goes
     col: int = 1  # of its `#`

@@ -222,14 +222,19 @@ def helper_define(scan: SourceScan, d: Directive) -> None:
     wavefront macro, RSM202), that one is the construct and the RSM201s of its #elif lines are part of it."""
     stack = scan.stack
     body = d.body.strip().strip("()").strip()
-    # a flag set to 1 here and 0 in the #else is a derived macro (undefined, as 0, under SPIR-V): RSM201's
-    if not stack or not d.name or not DEFINED_VALUE.fullmatch(body) or body in ("0", "1", "true", "false"):
+    if not stack or not d.name or not DEFINED_VALUE.fullmatch(body):
         return
     g = stack[-1]
     if not g.direct or g.helper or len(stack) in scan.enum_reported:
         return
-    if g.defined_values.setdefault(d.name, g.line) == g.line:
+    flag = body in ("0", "1", "true", "false")
+    first = g.defined_values.setdefault(d.name, g.line)
+    if first == g.line:
+        if flag:
+            g.flag_defines.add(d.name)
         return  # one branch defining a macro is a derived macro (RSM201 names it), not yet a choice of value
+    if flag and d.name in g.flag_defines:
+        return  # a flag set to 1 here and 0 in the #else is a derived macro (undefined, as 0, under SPIR-V)
     opened = g.opened[0]
     if g.finding is None and any(f.line == opened for f in scan.report.findings):
         scan.drop.update(g.elifs)
