@@ -1754,3 +1754,35 @@ def test_a_value_chain_whose_fallback_branch_defines_zero_or_one(tmp_path: Path)
                                  "#elif defined(__gfx90a__)\n#define HAS_FP8 0\n#endif\n"
                                  "__device__ int f() { return MUBUF_ACQUIRE + HAS_FP8; }\n")})
     assert lines(r, "q.h") == {1: "RSM207", 6: "RSM201", 8: "RSM201"}
+
+
+# --- kinds blind batches 42 (embers, axom, dwarf-p-cloudsc) and 43 (Smilei, blt, lsms) showed; no longer held out --
+
+def test_an_offload_flag_of_the_toolchain_list_and_fortran_openmp_offload_flags(tmp_path: Path) -> None:
+    """dwarf-p-cloudsc: `target_compile_options(lib PRIVATE --offload-arch=${CMAKE_HIP_ARCHITECTURES})` follows
+    the list the toolchain file sets (handled); `set(OpenMP_Fortran_FLAGS "-fopenmp --offload-arch=gfx90a")`
+    offloads Fortran OpenMP, no HIP (nothing). A custom command's `hipcc --genco --offload-arch=${GPU_TARGETS}`
+    makes code objects (mori): still a finding."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+        'set(OpenMP_Fortran_FLAGS "-fopenmp --offload-arch=gfx90a" CACHE STRING "")\n'
+        "add_library(lib k.hip)\n"
+        "target_compile_options(lib PRIVATE --offload-arch=${CMAKE_HIP_ARCHITECTURES})\n"
+        'add_custom_command(OUTPUT k.hsaco COMMAND hipcc --genco "--offload-arch=${GPU_TARGETS}" k.hip)\n')
+    got = {(f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings if f.rule.id.startswith("RSM1")}
+    assert (5, "RSM103", True) in got and not any(line == 3 for line, _, _ in got)
+    assert any(line == 6 and not handled for line, _, handled in got)
+
+
+def test_an_enumerator_wrapped_in_a_type_assigned_alone_in_each_branch(tmp_path: Path) -> None:
+    """embers: `gfx_arch_ = GFXArch(ArchFamily::GFX9);` alone in each branch of an arch chain picks one value
+    (RSM207 at the #if); the same assignment beside assembly in a chain that picks code is part of that code
+    (RSM201 per arch directive)."""
+    r = found(tmp_path, {"hwid.h": (
+        "struct H {\n__device__ void set() {\n#if defined(__gfx90a__)\n  a_ = Arch(Family::GFX9);\n"
+        "#elif defined(__gfx1100__)\n  a_ = Arch(Family::GFX11);\n#endif\n}\n"
+        "__device__ void read() {\n#if defined(__gfx90a__)\n"
+        "  asm volatile(\"s_getreg_b32 %0, hwreg(HW_REG_HW_ID)\" : \"=s\"(r));\n"
+        "#elif defined(__gfx942__)\n  a_ = Arch(Family::GFX940);\n"
+        "  asm volatile(\"s_getreg_b32 %0, hwreg(HW_REG_XCC_ID)\" : \"=s\"(r));\n#endif\n}\n};\n")})
+    assert lines(r, "hwid.h") == {3: "RSM207", 10: "RSM201", 12: "RSM201"}

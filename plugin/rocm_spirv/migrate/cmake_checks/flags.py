@@ -12,7 +12,7 @@ from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, FLAGS_VAR, GFX, cmd_words, compiler_flag, option_target
 from rocm_spirv.migrate.findings import E, Redirect, Rule, W
-from rocm_spirv.offload import SPIRV_TARGET
+from rocm_spirv.offload import SPIRV_TARGET, TOOLCHAIN_LISTS
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -55,12 +55,19 @@ def _words(file: Analyzer, cmd: Command) -> list[str]:
     return [compiler_flag(w) for v in values for item in split_list(v) for w in item.split()]
 
 
+# `--offload-arch=${GPU_TARGETS}`: a flag made of a list the toolchain file sets
+COMPILE_OPTIONS = frozenset({"target_compile_options", "add_compile_options"})
+TOOLCHAIN_FLAG = re.compile(r"--offload-arch=\$\{(" + "|".join(TOOLCHAIN_LISTS) + r")\}")
+
+
 def _c_flags(cmd: Command) -> bool:
-    """set()/string(APPEND) of CMAKE_C_FLAGS*: the C compiler compiles no HIP."""
+    """set()/string(APPEND) of CMAKE_C_FLAGS*, CMAKE_Fortran_FLAGS* or OpenMP_<lang>_FLAGS: the C compiler
+    compiles no HIP, and a Fortran or OpenMP `-fopenmp --offload-arch=gfx90a` offloads OpenMP target regions
+    (dwarf-p-cloudsc's amdflang toolchain), not HIP kernels."""
     values = cmd.values()
     var = values[0] if cmd.name == "set" and values else values[1] if cmd.name == "string" and len(values) > 1 \
         else ""
-    return bool(re.match(r"CMAKE_C_FLAGS", var))
+    return bool(re.match(r"CMAKE_C_FLAGS|CMAKE_Fortran_FLAGS|OpenMP_\w+_FLAGS", var))
 
 
 def _mcpu_of_param(file: Analyzer, words: list[str]) -> bool:
@@ -156,6 +163,16 @@ def flags(file: Analyzer, cmd: Command) -> None:
     if flags_var:
         fix = (f"keep it out of {values[0]} under SPIR-V (--apply guards a set() that only adds arch flags): "
                "retargeting strips target options, not a directory's flags")
+    lists = [m.group(1) for a in arch if (m := TOOLCHAIN_FLAG.fullmatch(a))]
+    if arch and not mcpu and len(lists) == len(arch) and cmd.name in COMPILE_OPTIONS:
+        # target_compile_options(lib PRIVATE --offload-arch=${CMAKE_HIP_ARCHITECTURES}): the flag follows the list
+        # the toolchain file sets, amdgcnspirv under SPIR-V; no arch of the project's. A custom command's
+        # `hipcc --genco --offload-arch=${GPU_TARGETS}` makes code objects, which amdgcnspirv is not: reported.
+        file.add(RSM103, cmd, f"passes {what} in {where}: the toolchain file's list (amdgcnspirv under SPIR-V; a "
+                 "hybrid list of several entries would make one broken flag of them)", "let the target list "
+                 "decide instead (rocm_spirv_target / HIP_ARCHITECTURES), which splits a hybrid list",
+                 Redirect.TOOLCHAIN, handled=True)
+        return
     index = len(file.report.findings)
     file.add(RSM103, cmd, f"passes {what} in {where}", fix, Redirect.BUILD_FILE)
     if cmd.name == "target_compile_options" and values:

@@ -36,8 +36,12 @@ RETURN_VALUE = re.compile(r"\breturn\s+" + _CONSTANT + r"\s*;")
 # or a compile-time constant defined to one: `static constexpr int WarpSize = 64;`
 CONSTANT_DEF = re.compile(r"\bconstexpr\b[^;=(){}]*?\b(?P<name>[A-Za-z_]\w*)\s*=\s*" + _CONSTANT + r"\s*;")
 # or a variable assigned an enumerator as the branch's statement: `arch = gcnarch::gfx906;` (dh_comms' chain
-# that records which GPU the code was built for); a number or a macro assigned is too common a statement
-ENUM_ASSIGN = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*(?:->\w+)*)\s*=\s*[A-Za-z_]\w*(?:::\w+)+\s*;\s*$")
+# that records which GPU the code was built for), also wrapped in a type (`gfx_arch_ = GFXArch(Family::GFX9);`,
+# embers); a number or a macro assigned is too common a statement
+_ENUMERATOR = r"[A-Za-z_]\w*(?:::\w+)+"
+ENUM_ASSIGN = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*(?:->\w+)*)\s*=\s*(?:" + _ENUMERATOR +
+                         r"|[A-Za-z_][\w:]*\s*\(\s*" + _ENUMERATOR + r"\s*\)|[A-Za-z_][\w:]*\s*\{\s*" +
+                         _ENUMERATOR + r"\s*\})\s*;\s*$")
 
 ENUM_FIX = ("query __builtin_amdgcn_processor_is (or warpSize) at run time in device code, or "
             "hipDeviceProp_t.gcnArchName on the host")
@@ -80,10 +84,11 @@ def arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: 
 
 
 def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, reported: set[int],
-                conds: tuple[str, ...]) -> Finding | None:
-    """A `return <constant>` inside an arch #if chain, once per chain level."""
+                conds: tuple[str, ...], alone: bool = True) -> Finding | None:
+    """A `return <constant>` inside an arch #if chain, once per chain level; an enumerator assigned only where it
+    is its branch's one statement (alone): beside assembly in a branch that picks code it is part of that code."""
     m = RETURN_VALUE.search(line) or CONSTANT_DEF.search(line)
-    assigned = ENUM_ASSIGN.match(line) if m is None else None
+    assigned = ENUM_ASSIGN.match(line) if m is None and alone else None
     if (m or assigned) is None or len(stack) in reported:
         return None
     reported.add(len(stack))
@@ -261,12 +266,22 @@ def level_closed(scan: SourceScan, g: Group) -> None:
     scan.enum_reported.discard(len(scan.stack) + 1)
 
 
+def _alone(scan: SourceScan) -> bool:
+    """The line is its branch's one statement: directives the nearest non-blank lines before and after it."""
+    def near(step: int) -> str:
+        i = scan.idx + step
+        while 0 <= i < len(scan.lines) and not scan.lines[i].strip():
+            i += step
+        return scan.lines[i].lstrip() if 0 <= i < len(scan.lines) else "#"
+    return near(-1).startswith("#") and near(1).startswith("#")
+
+
 def helper_return(scan: SourceScan) -> None:
     """A value returned (or a constant defined) in compiled code of a chain naming arch macros."""
     stack = scan.stack
     if stack and stack[-1].direct:
         helper_found(scan, stack[-1], enum_helper(scan.path, scan.no, scan.line, scan.snippet, stack,
-                                                  scan.enum_reported, scan.conds))
+                                                  scan.enum_reported, scan.conds, _alone(scan)))
 
 
 def helper_return_dead(scan: SourceScan) -> None:
@@ -274,7 +289,7 @@ def helper_return_dead(scan: SourceScan) -> None:
     stack = scan.stack
     if stack and scan.arch_dead() and stack[-1].direct and not stack[-1].live:
         helper_found(scan, stack[-1], enum_helper(scan.path, scan.no, scan.line, scan.snippet, stack,
-                                                  scan.enum_reported, scan.conds))
+                                                  scan.enum_reported, scan.conds, _alone(scan)))
 
 
 # arch macros in code are looked for only where their tokens are (RULE_TOKENS)
