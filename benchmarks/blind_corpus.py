@@ -176,6 +176,28 @@ def _row(r: dict[str, Any]) -> str:
             f"| {r['false_positive_share_of_naive']:.1%} |")
 
 
+NOTE_RULES = ("RSM120",)  # a note that a HIP target is not yet handed to rocm_spirv_target(): no per-arch claim
+
+
+def _without_notes(run: dict[str, Any]) -> list[str]:
+    """A second view of a run's false positives, the RSM120 notes left out. The scored figure above counts
+    them (as every finding the report lists); this line says how much of it they are, so a thin tree failing
+    on one note reads as that."""
+    def notes(r: dict[str, Any]) -> int:
+        return sum(fp.rsplit(" ", 1)[-1] in NOTE_RULES for fp in r["false_positive_list"])
+    total = sum(notes(r) for r in run["trees"])
+    if not total:
+        return []
+    def share(r: dict[str, Any], n: int) -> float:
+        return (r["false_positives"] - n) / r["naive_candidates"] if r["naive_candidates"] else 0.0
+    met = all(r["recall"] >= RECALL_TARGET and share(r, notes(r)) <= FP_TARGET for r in run["trees"]) and \
+        run["total"]["recall"] >= RECALL_TARGET and share(run["total"], total) <= FP_TARGET
+    return [f"Without the {total} RSM120 note{'s' if total > 1 else ''} among them (a HIP target not yet handed to "
+            f"rocm_spirv_target(), no per-arch claim), false positives are {share(run['total'], total):.1%} of "
+            f"the naive candidates; targets met per tree and overall that way: {'yes' if met else 'no'}. The "
+            "scored figure is the one above.", ""]
+
+
 def markdown(runs: list[dict[str, Any]], data: dict[str, Any]) -> str:
     out = ["# migrate static scan on a blind corpus", "",
            "`PYTHONPATH=plugin python benchmarks/blind_corpus.py score --label …`; files in "
@@ -189,6 +211,7 @@ def markdown(runs: list[dict[str, Any]], data: dict[str, Any]) -> str:
                 *(_row(r) for r in [*run["trees"], run["total"]]), "",
                 f"Targets: recall >= {RECALL_TARGET:.0%}, false positives <= {FP_TARGET:.0%} of the naive "
                 f"candidates, per tree and overall. Met: {'yes' if run['total']['met'] else 'no'}.", ""]
+        out += _without_notes(run)
         by_rule: dict[str, int] = {}
         for r in run["trees"]:
             for fp in r["false_positive_list"]:
