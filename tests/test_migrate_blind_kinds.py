@@ -1786,3 +1786,21 @@ def test_an_enumerator_wrapped_in_a_type_assigned_alone_in_each_branch(tmp_path:
         "#elif defined(__gfx942__)\n  a_ = Arch(Family::GFX940);\n"
         "  asm volatile(\"s_getreg_b32 %0, hwreg(HW_REG_XCC_ID)\" : \"=s\"(r));\n#endif\n}\n};\n")})
     assert lines(r, "hwid.h") == {3: "RSM207", 10: "RSM201", 12: "RSM201"}
+
+
+# --- kinds blind batches 44 (VPTQ, hip-mma-bench, AMDKangaroo) and 45 (hip_cuda_examples, hip-kernels,
+# fmha-bwd-gfx1100) showed; no longer held out ---------------------------------------------------------------
+
+def test_a_dpp_control_given_by_a_local_constant_or_a_macro(tmp_path: Path) -> None:
+    """hip_cuda_examples: `const int dppCtrl = 0x101;` then `__builtin_amdgcn_update_dpp(old, v, dppCtrl, …)`:
+    row_shl:1, on every target, so no construct; a macro to row_bcast (0x142) is one. A constant of that name in
+    another function does not reach a template parameter of the same name (its instantiations decide)."""
+    r = found(tmp_path, {"k.hip": (
+        "__global__ void a(int* p) {\n  const int dppCtrl = 0x101;\n"
+        "  p[0] = __builtin_amdgcn_update_dpp(0, p[0], dppCtrl, 15, 15, false);\n}\n"
+        "#define BCAST 0x142\n"
+        "__global__ void b(int* p) {\n  p[0] = __builtin_amdgcn_update_dpp(0, p[0], BCAST, 15, 15, false);\n}\n"
+        "template <int dppCtrl> __device__ int prim(int v) {\n"
+        "  return __builtin_amdgcn_update_dpp(0, v, dppCtrl, 15, 15, false);\n}\n"
+        "__global__ void c(int* p) { p[0] = prim<0x111>(p[0]) + prim<0x143>(p[1]); }\n")})
+    assert lines(r, "k.hip") == {7: "RSM205", 10: "RSM205"}

@@ -164,6 +164,29 @@ def _angle_args(text: str, start: int) -> tuple[list[str], int] | None:
     return None
 
 
+def named_control(stripped: str, at: int, name: str) -> int | None:
+    """The literal the nearest definition before offset `at` gives `name`: a const or constexpr variable since
+    the last top-level `}` (this function's, not another's) or an object-like macro (`const int dppCtrl =
+    0x101;`); None when there is none, the name is a template parameter there, or its value is no literal."""
+    if _template_param(stripped, at, name):
+        return None
+    since = max(stripped.rfind("\n}", 0, at), 0)
+    local = re.compile(rf"\b(?:const|constexpr)\b[^;=(){{}}]*\b{re.escape(name)}\s*=\s*([^;]+);")
+    macro = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}[ \t]+([^\n]+)$", re.M)
+    found = [*local.finditer(stripped, since, at), *macro.finditer(stripped, 0, at)]
+    if not found:
+        return None
+    return _integer(max(found, key=lambda f: f.start()).group(1))
+
+
+def _template_param(stripped: str, at: int, name: str) -> bool:
+    """Whether name is a parameter of the template head nearest before offset at."""
+    window = stripped[max(0, at - TEMPLATE_LOOKBACK):at]
+    heads = list(_TEMPLATE_HEAD.finditer(window))
+    head = _angle_args(stripped, max(0, at - TEMPLATE_LOOKBACK) + heads[-1].end() - 1) if heads else None
+    return head is not None and [name] in [IDENT.findall(p.split("=")[0])[-1:] for p in head[0]]
+
+
 def template_controls(stripped: str, at: int, name: str) -> list[int] | None:
     """The values a template parameter `name` of the function template around offset `at` takes, from the
     instantiations `f<…>(…)` of the same file (defaults filled in): gpumode's `shfl_dpp<0b10'11'00'01>`,
@@ -213,10 +236,15 @@ def every_target(scan: SourceScan, m: re.Match[str]) -> bool:
         return any(ctrl in r for r in EVERY_TARGET_DPP)
     if arg is None or not IDENT.fullmatch(arg):
         return False
-    # a template parameter: every value the file's instantiations give it
     at = sum(len(line) for line in scan.stripped.splitlines(keepends=True)[:scan.idx]) + m.start()
+    # a template parameter: every value the file's instantiations give it
     values = template_controls(scan.stripped, at, arg)
-    return values is not None and all(any(v in r for r in EVERY_TARGET_DPP) for v in values)
+    if values is not None:
+        return all(any(v in r for r in EVERY_TARGET_DPP) for v in values)
+    # else a constant given a literal before the call, in the function (`const int dppCtrl = 0x101;`) or by a
+    # macro (`#define CTRL 0x4E`)
+    named = named_control(scan.stripped, at, arg)
+    return named is not None and any(named in r for r in EVERY_TARGET_DPP)
 
 
 def guarded_builtins(scan: SourceScan) -> None:
