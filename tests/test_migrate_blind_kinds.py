@@ -770,7 +770,8 @@ def test_a_list_derived_in_the_parent_directory_is_an_arch_list_below_it(tmp_pat
                                    "  endforeach()\n"
                                    "endfunction()\n"
                                    "if(OTHER_LIST MATCHES \"gfx9\")\n"
-                                   "endif()\n")})
+                                   "endif()\n"
+                                   "add_subdirectory(gemm_xdl)\n")})  # whose file calls add_example()
     assert lines(r, "CMakeLists.txt") == {2: "RSM113"}
     assert lines(r, "example/CMakeLists.txt") == {4: "RSM106"}
 
@@ -1804,3 +1805,19 @@ def test_a_dpp_control_given_by_a_local_constant_or_a_macro(tmp_path: Path) -> N
         "  return __builtin_amdgcn_update_dpp(0, v, dppCtrl, 15, 15, false);\n}\n"
         "__global__ void c(int* p) { p[0] = prim<0x111>(p[0]) + prim<0x143>(p[1]); }\n")})
     assert lines(r, "k.hip") == {7: "RSM205", 10: "RSM205"}
+
+
+def test_a_flag_in_a_cmakelists_macro_nothing_calls(tmp_path: Path) -> None:
+    """fmha-bwd-gfx1100: `macro(add_hip_test …)` in a leaf CMakeLists.txt passes `--offload-arch=gfx1100`, and no
+    file calls it: nothing runs, no finding. Called, or defined in a file that adds subdirectories (they may
+    call it), it is a finding."""
+    macro = ("macro(add_hip_test name src)\n  add_executable(${name} ${src})\n"
+             "  target_compile_options(${name} PRIVATE --offload-arch=gfx1100)\nendmacro()\n")
+    head = "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+    for name, tail, expected in (("unused", "", set()), ("used", "add_hip_test(t t.hip)\n", {5}),
+                                 ("parent", "add_subdirectory(sub)\n", {5})):
+        root = tmp_path / name
+        root.mkdir()
+        (root / "CMakeLists.txt").write_text(head + macro + tail)
+        got = {f.line for f in scan(root).result.findings if f.rule.id == "RSM103"}
+        assert got == expected, name

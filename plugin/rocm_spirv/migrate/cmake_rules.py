@@ -4,6 +4,7 @@ the rules. Pure: text in, FileReport out."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 
@@ -76,6 +77,9 @@ class CMakeFacts:
     # list: per-arch macros of the project's sources, which no source #defines
     arch_defines: frozenset[str] = frozenset()
     newline: str = "\n"  # the file's line ending; inserted lines use it too
+    # the commands the file calls (lower case; cmake_language(CALL <name>) too): a function() or macro() of a
+    # CMakeLists.txt that no file calls runs nothing (scan._drop_uncalled)
+    calls: frozenset[str] = frozenset()
 
 
 def parse_version(text: str) -> tuple[int, int] | None:
@@ -156,6 +160,13 @@ class Analyzer:
         f = Finding(rule, self.path, cmd.line, cmd.start - line_begin(self.src, cmd.start) + 1, message,
                     fix, redirect, self.guarded() if handled is None else handled, snippet(self.src, cmd))
         self.report.findings.append(f)
+        fn = self.function()
+        if fn and posixpath.basename(self.path) == "CMakeLists.txt" and not any(
+                c.name in ("add_subdirectory", "subdirs") for c in self.commands):
+            # a leaf CMakeLists.txt's own function or macro: kept once the scan knows some file calls it. Not
+            # a .cmake module's (the projects that include it call it), nor one of a file that adds
+            # subdirectories (those call it, and a tree scanned in part may not hold them)
+            self.report.needs[(f.line, f.column)] = ("caller", frozenset({fn}))
         return f
 
     def function(self) -> str:
@@ -230,6 +241,9 @@ class Analyzer:
         self.facts.variables = dict(self.variables.values)
         self.facts.arch_lists = frozenset(self.arch_lists)
         self.facts.arch_defines = frozenset(self.arch_defines)
+        self.facts.calls = frozenset(c.name for c in commands) | frozenset(
+            c.values()[1].lower() for c in commands
+            if c.name == "cmake_language" and c.values()[:1] == ["CALL"] and len(c.values()) > 1)
         self.report.findings.sort(key=lambda f: (f.line, f.column))
         notes(self)
         return self.report, self.facts

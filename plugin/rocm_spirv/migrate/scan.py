@@ -149,6 +149,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     build_arch_defines: set[str] = set()  # macros CMake defines for the compile only in a branch on the target list
 
     kernel_reports: list[FileReport] = []  # sources with findings inside __global__ function templates
+    cmake_calls: set[str] = set()  # every command some CMake file calls
+    caller_reports: list[FileReport] = []  # CMake files with findings in their own function() or macro()
     local_reports: list[FileReport] = []  # translation units with findings in inline code they never name
 
     def take_source(rel: str, text: str, build_macros: frozenset[str]) -> FileReport:
@@ -208,6 +210,9 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 if posixpath.basename(rel) == "CMakeLists.txt":
                     scopes.setdefault(rel_dir, _scope(facts))
                 build_arch_defines |= facts.arch_defines
+                cmake_calls |= facts.calls
+                if report.needs:
+                    caller_reports.append(report)
                 # A project() file may gain find_package(RocmSpirv) for the files below it (projects.py).
                 if report.edits or is_top or facts.project_end is not None:
                     out.texts[rel] = for_analysis(text)
@@ -263,6 +268,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     live_macros |= {d.name for d in cond_defines} - derived
     if cmake_functions:
         _drop_project_findhip(result, cmake_functions)
+    for report in caller_reports:
+        _drop_uncalled(report, cmake_calls)
     _drop_arch_derived(result, derived)
     _drop_foreign(result, foreign - named - live_macros - arch_macros)
     _drop_include_derived(result, graph, derived)
@@ -324,6 +331,14 @@ def _add_odd_alias_uses(result: ScanResult, root: Path, base: Path, exclude: Seq
             result.files.append(report)
         report.findings.extend(new)
         report.findings.sort(key=lambda f: (f.line, f.column))
+
+
+def _drop_uncalled(report: FileReport, calls: set[str]) -> None:
+    """Findings in a CMakeLists.txt's function() or macro() that no CMake file of the tree calls: it runs
+    nothing (fmha-bwd-gfx1100's `macro(add_hip_test …)` with `--offload-arch=gfx1100`, never used)."""
+    dead = {at for at, (kind, names) in report.needs.items() if kind == "caller" and not names & calls}
+    if dead:
+        report.findings[:] = [f for f in report.findings if (f.line, f.column) not in dead]
 
 
 def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], arch_tests: set[str],
