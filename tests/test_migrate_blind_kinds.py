@@ -1582,7 +1582,8 @@ def test_a_build_wave_size_in_a_macro_body_and_findhip_flags_from_the_target_lis
     """AMDMIGraphX pastes its configure-time MIGRAPHX_WAVEFRONTSIZE into the DPP steps a reduction macro emits:
     one RSM202 for the body, at the line of the use. rocHPCG builds FindHIP's hipcc flags from GPU_TARGETS
     (`list(APPEND HIP_HIPCC_FLAGS --offload-arch=${t})` per entry): its hip_add_executable() is reached by the
-    toolchain file's lists (handled, not remaining); one without such flags stays RSM110."""
+    toolchain file's lists (handled, not remaining); so is one without such flags, whose only per-arch flags
+    come from HCC_AMDGPU_TARGET, which the generated toolchain file forces (since batch 47's SeisSol-Device)."""
     r = found(tmp_path, {
         "reduce.hpp": ("#define DPP_FUN(type)                     \\\n"
                        "  __device__ void f(type& x) {              \\\n"
@@ -1596,7 +1597,7 @@ def test_a_build_wave_size_in_a_macro_body_and_findhip_flags_from_the_target_lis
     assert lines(r, "reduce.hpp") == {3: "RSM202"}
     assert lines(r, "CMakeLists.txt") == {6: "RSM110"} and lines(r, "other/CMakeLists.txt") == {1: "RSM110"}
     remaining = {(f.path, f.line) for f in scan(tmp_path).result.remaining if f.rule.id == "RSM110"}
-    assert remaining == {("other/CMakeLists.txt", 1)}
+    assert remaining == set()
 
 
 # --- kinds blind batch 36 (AMDGPUExperiments, Orochi, neotlass) showed; that batch is no longer held out ---------
@@ -1821,3 +1822,19 @@ def test_a_flag_in_a_cmakelists_macro_nothing_calls(tmp_path: Path) -> None:
         (root / "CMakeLists.txt").write_text(head + macro + tail)
         got = {f.line for f in scan(root).result.findings if f.rule.id == "RSM103"}
         assert got == expected, name
+
+
+# --- kinds blind batch 47 (SeisSol-Device, LBPM, GPUMD) showed; that batch is no longer held out ------------------
+
+def test_an_offload_flag_of_a_user_setting_and_a_findhip_call(tmp_path: Path) -> None:
+    """SeisSol-Device: `set(DEVICE_HIPCC -O3 --offload-arch=${DEVICE_ARCH})` with DEVICE_ARCH the user's required
+    -D setting (set nowhere in the file) is handled (user-variable); `hip_add_library(device … HIPCC_OPTIONS
+    ${DEVICE_HIPCC})` names no GPU - FindHIP's per-arch flags come from HCC_AMDGPU_TARGET, which the generated
+    toolchain file forces - so it is handled too. A flag of a variable the file sets to gfx names is not."""
+    (tmp_path / "hip.cmake").write_text(
+        "set(DEVICE_HIPCC -std=c++17;\n    -O3;\n    --offload-arch=${DEVICE_ARCH})\n"
+        "hip_add_library(device SHARED d.cpp HIPCC_OPTIONS ${DEVICE_HIPCC})\n"
+        "set(MY_ARCH gfx90a)\nset(OTHER_FLAGS --offload-arch=${MY_ARCH})\n")
+    got = {(f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings}
+    assert (1, "RSM103", True) in got and (4, "RSM110", True) in got
+    assert (6, "RSM103", False) in got and not any(handled for line, _, handled in got if line >= 5)

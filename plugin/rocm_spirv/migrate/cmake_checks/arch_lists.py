@@ -206,7 +206,7 @@ def _copied_from(file: Analyzer, name: str) -> list[str] | None:
     return found
 
 
-def _user_input(file: Analyzer, items: list[str]) -> list[str]:
+def user_input(file: Analyzer, items: list[str]) -> list[str]:
     """The variables items copy, through this file's copies and `string(REPLACE)` reformatting, when each is one
     this file never sets nor tests, its parent directories give no value and no known list holds (qiskit-aer's
     `${AER_ROCM_ARCH}`, documented as `-DAER_ROCM_ARCH=…`): the user's list, or one another file sets, whose
@@ -334,7 +334,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             return
         if _user_option(file, items):
             return  # set(CMAKE_HIP_ARCHITECTURES ${PROJ_ARCH}) under if(DEFINED PROJ_ARCH): the user's -D list
-        user = _user_input(file, items)
+        user = user_input(file, items)
         if user:
             file.add(RSM101, cmd, f"{var} set to {' '.join(rest)}, a copy of {', '.join(user)}, which this file "
                      "never sets: the user's -D list, or another file's (reported where it is set)",

@@ -47,11 +47,13 @@ def hip_add(file: Analyzer, cmd: Command) -> None:
         return
     own = " and one per target-list entry the project adds to HIP_HIPCC_FLAGS" if file.hipcc_flags_from_targets \
         else ""
-    # With the project's flags made from GPU_TARGETS (rocHPCG), the toolchain file's two lists reach every flag.
+    # The call names no GPU: its per-arch flags come from HCC_AMDGPU_TARGET (and, at rocHPCG, from a project list
+    # made of GPU_TARGETS), which the generated toolchain file forces to amdgcnspirv. Where a project sets that
+    # list itself, the set() is the construct (RSM110 there); the call is reported as handled.
     file.add(RSM110, cmd, f"{cmd.name}({target}) compiles through FindHIP/hipcc with one --offload-arch= per "
              f"HCC_AMDGPU_TARGET entry{own}", "a toolchain file that sets HCC_AMDGPU_TARGET to amdgcnspirv (CACHE "
              "FORCE, as the generated one does) redirects it; better, port to enable_language(HIP) and "
-             "rocm_spirv_target()", Redirect.TOOLCHAIN_FORCE, handled=file.hipcc_flags_from_targets or None)
+             "rocm_spirv_target()", Redirect.TOOLCHAIN_FORCE, handled=True)
 
 
 FINDHIP_COMMANDS = ("hip_add_library", "hip_add_executable")

@@ -7,6 +7,7 @@ import itertools
 import re
 from typing import TYPE_CHECKING
 
+from rocm_spirv.migrate.cmake_checks.arch_lists import user_input
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
@@ -57,6 +58,7 @@ def _words(file: Analyzer, cmd: Command) -> list[str]:
 
 # `--offload-arch=${GPU_TARGETS}`: a flag made of a list the toolchain file sets
 COMPILE_OPTIONS = frozenset({"target_compile_options", "add_compile_options"})
+VARIABLE_FLAG = re.compile(r"--offload-arch=\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOOLCHAIN_FLAG = re.compile(r"--offload-arch=\$\{(" + "|".join(TOOLCHAIN_LISTS) + r")\}")
 
 
@@ -172,6 +174,13 @@ def flags(file: Analyzer, cmd: Command) -> None:
                  "hybrid list of several entries would make one broken flag of them)", "let the target list "
                  "decide instead (rocm_spirv_target / HIP_ARCHITECTURES), which splits a hybrid list",
                  Redirect.TOOLCHAIN, handled=True)
+        return
+    user = user_input(file, [f"${{{m.group(1)}}}" for a in arch if (m := VARIABLE_FLAG.fullmatch(a))])
+    if arch and not mcpu and len(user) == len(set(arch)):
+        # set(DEVICE_HIPCC … --offload-arch=${DEVICE_ARCH}) with DEVICE_ARCH the user's required -D setting
+        file.add(RSM103, cmd, f"passes {what} in {where}: {', '.join(user)} is set nowhere in this file, the "
+                 "user's -D setting or another file's (reported where it is set)", f"configure with "
+                 f"-D{user[0]}=amdgcnspirv under SPIR-V", Redirect.USER_VARIABLE, handled=True)
         return
     index = len(file.report.findings)
     file.add(RSM103, cmd, f"passes {what} in {where}", fix, Redirect.BUILD_FILE)
