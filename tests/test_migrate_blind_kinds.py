@@ -1838,3 +1838,32 @@ def test_an_offload_flag_of_a_user_setting_and_a_findhip_call(tmp_path: Path) ->
     got = {(f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings}
     assert (1, "RSM103", True) in got and (4, "RSM110", True) in got
     assert (6, "RSM103", False) in got and not any(handled for line, _, handled in got if line >= 5)
+
+
+# --- kinds blind batch 48 (rocm-samples, pemeliya-Playground, rocHPL-MxP) showed; that batch is no longer held out --
+
+def test_ptx_in_a_raw_string_a_switch_the_file_defines_to_zero_and_an_unset_property_list(tmp_path: Path) -> None:
+    """pemeliya-Playground: `asm volatile(R"( { div.full.f32 %0, %1, %2; })" …)` is PTX (a raw string opens the
+    template as a quote does); `#define USE_BUFFER_LOADS 0` outside any #if makes `#if USE_BUFFER_LOADS` dead, so
+    the GCN asm under it is no finding (after an #undef it is undecided again). rocHPL-MxP: HIP_ARCHITECTURES
+    "${DEFAULT_AMDGPU_TARGETS}" in a CMakeLists.txt that never sets the list is the user's (handled); in a .cmake
+    module the includer's list pins the target (RSM102)."""
+    r = found(tmp_path, {
+        "k.cu": ("__device__ float d(float a, float b) {\n  float r;\n"
+                 '  asm volatile(R"( {\n    div.full.f32 %0, %1, %2;\n  })" : "=f"(r) : "f"(a), "f"(b));\n'
+                 "  return r;\n}\n"),
+        "q.cc": ("#include <hip/hip_runtime.h>\n#define USE_BUFFER_LOADS 0\n"
+                 "__device__ void f(int* p) {\n#if USE_BUFFER_LOADS\n"
+                 '  asm volatile("buffer_load_dword %0, %1, 0 offen" : "=v"(p[0]) : "v"(p[1]));\n#endif\n}\n'
+                 "#undef USE_BUFFER_LOADS\n__device__ void g(int* p) {\n#if USE_BUFFER_LOADS\n"
+                 '  asm volatile("buffer_load_dword %0, %1, 0 offen" : "=v"(p[0]) : "v"(p[1]));\n#endif\n}\n')})
+    assert lines(r, "k.cu") == {}
+    assert lines(r, "q.cc") == {11: "RSM204"}
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(p LANGUAGES CXX)\nadd_executable(app main.cpp)\n"
+        'set_target_properties(app PROPERTIES HIP_ARCHITECTURES "${DEFAULT_AMDGPU_TARGETS}")\n')
+    (tmp_path / "bench.cmake").write_text(
+        "function(add_bench t)\n  set_target_properties(${t} PROPERTIES HIP_ARCHITECTURES ${BENCH_ARCH})\n"
+        "endfunction()\n")
+    got = {(f.path, f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings if f.rule.id == "RSM102"}
+    assert got == {("CMakeLists.txt", 3, "RSM102", True), ("bench.cmake", 2, "RSM102", False)}

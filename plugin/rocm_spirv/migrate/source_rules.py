@@ -132,6 +132,7 @@ DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__)(?!\w)|(?m:" + PROJEC
 INERT_ASSERT = re.compile(r"^\s*static_assert\s*\(\s*(?:false|0)\s*,")
 DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 DEFINE = re.compile(r"^\s*#\s*(define|undef)\s+([A-Za-z_]\w*)(.*)$")
+_NUMBER = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)[uUlL]*\s*\)?")
 STRING_DEFINE = re.compile(r'^\s*#\s*define\s+([A-Za-z_]\w*)\s+("(?:[^"\\\n]|\\.)*")\s*(?://.*)?$')
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -286,6 +287,9 @@ class SourceScan:
     guard_next: bool = False
     # #if nesting levels whose arch chain is already reported as a helper
     enum_reported: set[int] = field(default_factory=set)
+    # macros #defined to a number outside any #if (`#define USE_BUFFER_LOADS 0`): a later `#if USE_BUFFER_LOADS`
+    # reads that number, until an #undef or another #define
+    fixed: dict[str, int] = field(default_factory=dict)
     drop: set[int] = field(default_factory=set)  # indices of findings a value chain absorbed
 
     def __post_init__(self) -> None:
@@ -321,6 +325,8 @@ class SourceScan:
         return self.scope
 
     def lookup(self, name: str) -> Value:
+        if name in self.fixed:
+            return self.fixed[name]
         return 0 if (name in self.derived and name not in self.report.live_macros) or self.build(name) else \
             lookup_device(name)
 
@@ -468,9 +474,19 @@ class SourceScan:
                   for a, b in zip(g.branches, ends, strict=True)}
         return len(bodies) == 1
 
+    def undefine(self, d: Directive) -> None:
+        self.fixed.pop(d.name, None)
+
     def define(self, d: Directive) -> None:
         """#define: what the macro means under SPIR-V (live, arch-derived, or undecided until the scan ends)."""
         report, derived, name, body = self.report, self.derived, d.name, d.body
+        number = _NUMBER.fullmatch(body.strip())
+        if number is not None and not self.stack:
+            digits = number.group(1)
+            self.fixed[name] = int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits, 8 if
+                                                                                  digits.startswith("0") else 10)
+        else:
+            self.fixed.pop(name, None)
         if body.strip().startswith('"') and name not in self.strings:
             raw = STRING_DEFINE.match(self.snippet)
             if raw is not None and raw.group(1) == name:
@@ -532,7 +548,8 @@ class SourceScan:
 STEPS: dict[str, Callable[[SourceScan, Directive], None]] = {
     "if": SourceScan.open, "ifdef": SourceScan.open, "ifndef": SourceScan.open,
     "elif": SourceScan.branch, "elifdef": SourceScan.branch, "elifndef": SourceScan.branch,
-    "else": SourceScan.otherwise, "endif": SourceScan.close, "define": SourceScan.define}
+    "else": SourceScan.otherwise, "endif": SourceScan.close, "define": SourceScan.define,
+    "undef": SourceScan.undefine}
 
 
 def _prefilter(text: str, forced: bool = False) -> tuple[str, dict[re.Pattern[str], bool]] | None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import posixpath
 from typing import TYPE_CHECKING
 
+from rocm_spirv.migrate.cmake_checks.arch_lists import user_input
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.hip_targets import RSM120
 from rocm_spirv.migrate.cmake_checks.topic import Topic
@@ -60,6 +62,15 @@ def properties(file: Analyzer, cmd: Command) -> None:
         file.add(RSM102, cmd, f"HIP_ARCHITECTURES of {', '.join(targets) or 'a target'} copies "
                  f"{', '.join(copied)}", "nothing to do: it follows the target list", Redirect.TOOLCHAIN,
                  handled=True)
+        return
+    # HIP_ARCHITECTURES "${DEFAULT_AMDGPU_TARGETS}" in a CMakeLists.txt that never sets it, nor do its parent
+    # directories (rocHPL): the user's list. A .cmake module's variable comes from whoever includes it, and the
+    # property pins the target to that list (HeCBench's ${HECBENCH_HIP_ARCH}): still RSM102.
+    user = user_input(file, archs) if posixpath.basename(file.path) == "CMakeLists.txt" else []
+    if user:
+        file.add(RSM102, cmd, f"HIP_ARCHITECTURES of {', '.join(targets) or 'a target'} copies {', '.join(user)}, "
+                 "which this file never sets: the user's -D list, or another file's (reported where it is set)",
+                 f"configure with -D{user[0]}=amdgcnspirv under SPIR-V", Redirect.USER_VARIABLE, handled=True)
         return
     for t in targets:
         file.target_findings.setdefault(len(file.report.findings), set()).add(t)

@@ -23,8 +23,9 @@ RULES = (RSM204,)
 INLINE_ASM = re.compile(r"\b(__asm__|__asm|asm)\b(\s+(volatile|__volatile__|goto|inline))*\s*\(")
 # A mnemonic starts an instruction: right after a template's opening quote, an escaped newline or a `;`
 # (line splices between). Elsewhere a GCN-looking word is an operand name (`%[s_vec]`, `[v_acc] "m"(…)`).
-# `"{\n" "\t.reg .pred p;\n"`: escaped tabs and PTX's braces may come first too.
-_INSN = r'(?:"|\\n|;)(?:\s|\\t|\\(?=\s)|\{)*'
+# `"{\n" "\t.reg .pred p;\n"`: escaped tabs and PTX's braces may come first too; a raw string's `R"(` (or
+# `R"delim(`) opens a template as a quote does (`asm volatile(R"( { div.full.f32 %0, %1, %2; })" …)`).
+_INSN = r'(?:R"[^(\s"]{0,16}\(|"|\\n|;)(?:\s|\\t|\\(?=\s)|\{)*'
 GCN_ASM = re.compile(_INSN + r"(?:s|v|ds|flat|global|buffer|scratch|image|exp)_[a-z][a-z0-9_]*\b(?!\.)")
 # Dotted mnemonics (PTX cp.async/ldmatrix.sync/mma.sync, RISC-V flw.ps: AMDGPU has none), PTX's `.reg .pred`,
 # trap;, x86 (%%eax, rdtsc, cpuid), POWER/ARM barriers: not AMD GPU assembly.
