@@ -168,7 +168,7 @@ def named_control(stripped: str, at: int, name: str) -> int | None:
     """The literal the nearest definition before offset `at` gives `name`: a const or constexpr variable since
     the last top-level `}` (this function's, not another's) or an object-like macro (`const int dppCtrl =
     0x101;`); None when there is none, the name is a template parameter there, or its value is no literal."""
-    if _template_param(stripped, at, name):
+    if _template_param(stripped, at, name) is not None:
         return None
     since = max(stripped.rfind("\n}", 0, at), 0)
     local = re.compile(rf"\b(?:const|constexpr)\b[^;=(){{}}]*\b{re.escape(name)}\s*=\s*([^;]+);")
@@ -179,12 +179,17 @@ def named_control(stripped: str, at: int, name: str) -> int | None:
     return _integer(max(found, key=lambda f: f.start()).group(1))
 
 
-def _template_param(stripped: str, at: int, name: str) -> bool:
-    """Whether name is a parameter of the template head nearest before offset at."""
+def _template_param(stripped: str, at: int, name: str) -> tuple[list[str], int, int] | None:
+    """The parameters of the template head nearest before offset at, name's index among them and the offset
+    after the head's `>`; None when name is none of them."""
     window = stripped[max(0, at - TEMPLATE_LOOKBACK):at]
     heads = list(_TEMPLATE_HEAD.finditer(window))
     head = _angle_args(stripped, max(0, at - TEMPLATE_LOOKBACK) + heads[-1].end() - 1) if heads else None
-    return head is not None and [name] in [IDENT.findall(p.split("=")[0])[-1:] for p in head[0]]
+    if head is None:
+        return None
+    params, after = head
+    names = [IDENT.findall(p.split("=")[0])[-1:] for p in params]
+    return (params, names.index([name]), after) if [name] in names else None
 
 
 def template_controls(stripped: str, at: int, name: str) -> list[int] | None:
@@ -192,19 +197,10 @@ def template_controls(stripped: str, at: int, name: str) -> list[int] | None:
     instantiations `f<…>(…)` of the same file (defaults filled in): gpumode's `shfl_dpp<0b10'11'00'01>`,
     comfy-kitchen's `dpp_add<0xB1>`. None when `name` is no such parameter, the file never instantiates the
     template (a library's callers are elsewhere), or some instantiation passes no literal."""
-    window = stripped[max(0, at - TEMPLATE_LOOKBACK):at]
-    heads = list(_TEMPLATE_HEAD.finditer(window))
-    if not heads:
+    found = _template_param(stripped, at, name)
+    if found is None:
         return None
-    base = max(0, at - TEMPLATE_LOOKBACK) + heads[-1].end() - 1
-    head = _angle_args(stripped, base)
-    if head is None:
-        return None
-    params, after = head
-    names = [IDENT.findall(p.split("=")[0])[-1:] for p in params]
-    if [name] not in names:
-        return None
-    index = names.index([name])
+    params, index, after = found
     default = params[index].split("=", 1)[1] if "=" in params[index] else None
     fn = re.search(r"\b([A-Za-z_]\w*)\s*\(", stripped[after:at])
     if fn is None:
