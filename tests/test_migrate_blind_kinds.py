@@ -1867,3 +1867,35 @@ def test_ptx_in_a_raw_string_a_switch_the_file_defines_to_zero_and_an_unset_prop
         "endfunction()\n")
     got = {(f.path, f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings if f.rule.id == "RSM102"}
     assert got == {("CMakeLists.txt", 3, "RSM102", True), ("bench.cmake", 2, "RSM102", False)}
+
+
+# --- the scan's later walk ---------------------------------------------------------------------------------------
+
+def test_one_later_walk_feeds_the_alias_the_kernel_name_and_the_includer_checks_together(tmp_path: Path) -> None:
+    """Three checks need every file read first (a wave-size alias used in another header, kernel templates
+    nothing instantiates, a unit's inline code an #includer names); one later walk feeds them all. In one
+    tree each gives what it gives alone."""
+    kernels = ("template <int BM = 128>\n__global__ void\nused_kernel(float* c) {\n"
+               "  c[0] = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0)[0];\n}\n"
+               "template <int BM = 128>\n__global__ void\nunused_kernel(float* c) {\n"
+               "  c[0] = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0)[0];\n}\n")
+    unit = ("#include <hip/hip_runtime.h>\n"
+            '#define FENCE() asm volatile("s_waitcnt vmcnt(0)")\n'
+            "__device__ __forceinline__ void used() { asm volatile(\"s_barrier\"); }\n"
+            "__global__ void k() { used(); }\n")
+    r = found(tmp_path, {
+        "misc/props.hpp": "#ifdef USE_ROCM\n#define _WS warpSize\n#define _MAX_THD 1024\n#endif\n",
+        "chunk/kernels.hpp": ('#include "../misc/props.hpp"\n'
+                              "template <typename T> __global__ void sum(T* out) {\n"
+                              "  __shared__ double cache[_MAX_THD / _WS];\n}\n"),
+        "chunk/main.cpp": '#include "kernels.hpp"\nvoid run() { sum<double><<<1, 64>>>(nullptr); }\n',
+        "gemm/kernels.hpp": kernels,
+        "gemm/main.cpp": ('#include "kernels.hpp"\n'
+                          "int main() { hipLaunchKernelGGL(used_kernel<128>, 1, 1, 0, 0, c); }\n"),
+        "units/alone.hip": unit,
+        "units/bridged.hip": unit,
+        "units/bridge.cpp": '#include "bridged.hip"\nvoid host() { FENCE(); }\n'})
+    assert lines(r, "chunk/kernels.hpp") == {3: "RSM203"}
+    assert lines(r, "gemm/kernels.hpp") == {4: "RSM205"}
+    assert lines(r, "units/alone.hip") == {3: "RSM204"}
+    assert lines(r, "units/bridged.hip") == {2: "RSM204", 3: "RSM204"}

@@ -254,9 +254,16 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                     keep(FileReport(rel, "source", error=f"{err}; skipped"), text)
         build_arch_defines -= defines
     arch_tests |= build_arch_defines
+    # Three checks need every file read first; one later walk feeds them all, taken only when one has work.
     odd_aliases = frozenset(a for a in wave_aliases if not wave_size.WAVE_WORD.search(a))
-    if odd_aliases:
-        _add_odd_alias_uses(result, root, base, exclude, odd_aliases)
+    alias_uses = _OddAliasUses(result, odd_aliases) if odd_aliases else None
+    name_counts = _NameCounts(kernel_reports) if kernel_reports else None
+    includers = _IncluderNames(local_reports) if local_reports else None
+    later = [c for c in (alias_uses, name_counts, includers) if c is not None]
+    if later:
+        for rel, text in _sources(root, base, exclude):
+            for collector in later:
+                collector.take(rel, text)
     for report in need_reports:
         _keep_needed(report, defines, wave_aliases, arch_tests, build_arch_defines)
     if build_arch_defines:
@@ -274,10 +281,10 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     _drop_foreign(result, foreign - named - live_macros - arch_macros)
     _drop_include_derived(result, graph, derived)
     _drop_project_warp(result, graph, warp_decls)
-    if kernel_reports:
-        _drop_uninstantiated(kernel_reports, _named_once(root, base, exclude, kernel_reports))
-    if local_reports:
-        _drop_unnamed_locals(local_reports, _named_by_includers(root, base, exclude, local_reports))
+    if name_counts is not None:
+        _drop_uninstantiated(kernel_reports, name_counts.once())
+    if includers is not None:
+        _drop_unnamed_locals(local_reports, includers.named)
     if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
@@ -305,30 +312,34 @@ def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> s
         derived |= new
 
 
-def _add_odd_alias_uses(result: ScanResult, root: Path, base: Path, exclude: Sequence[str],
-                        aliases: frozenset[str]) -> None:
+class _OddAliasUses:
     """Uses of a wave-size alias whose name says neither warp nor wave (qiskit-aer's `#define _WS warpSize` in
     one header, `__shared__ double cache[_MAX_THD / _WS]` in another) as a compile-time constant: the first walk
     looks for those by name only in the file that defines them, so the files naming one are read again with
-    every file's aliases known (a second walk, taken only when such an alias exists)."""
-    word = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, aliases))) + r")\b")
-    reports = {r.path: r for r in result.files if r.kind == "source"}
-    for rel, text in _sources(root, base, exclude):
-        if word.search(text) is None:
-            continue
+    every file's aliases known."""
+
+    def __init__(self, result: ScanResult, aliases: frozenset[str]) -> None:
+        self.result = result
+        self.aliases = aliases
+        self.word = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, aliases))) + r")\b")
+        self.reports = {r.path: r for r in result.files if r.kind == "source"}
+
+    def take(self, rel: str, text: str) -> None:
+        if self.word.search(text) is None:
+            return
         try:
-            again = source_rules.analyze(rel, text, wave_aliases=aliases)
+            again = source_rules.analyze(rel, text, wave_aliases=self.aliases)
         except RecursionError:
-            continue  # the first walk reported it
-        report = reports.get(rel)
+            return  # the first walk reported it
+        report = self.reports.get(rel)
         seen = {(f.line, f.column) for f in report.findings} if report is not None else set()
         new = [f for f in again.findings if f.message.endswith(wave_size.ALIAS_USE) and (f.line, f.column) not in seen]
         if not new:
-            continue
+            return
         gate.mark_suppressed(new, text)
         if report is None:
-            report = reports[rel] = FileReport(rel, "source")
-            result.files.append(report)
+            report = self.reports[rel] = FileReport(rel, "source")
+            self.result.files.append(report)
         report.findings.extend(new)
         report.findings.sort(key=lambda f: (f.line, f.column))
 
@@ -371,18 +382,21 @@ def _sources(root: Path, base: Path, exclude: Sequence[str]) -> Iterator[tuple[s
                 yield rel, text
 
 
-def _named_once(root: Path, base: Path, exclude: Sequence[str], reports: list[FileReport]) -> set[str]:
-    """The kernel templates no source names again (only their definition): a second walk, taken only when some
-    finding sits in a kernel template, counting each name over every source."""
-    names = {n for r in reports for n in r.kernel_templates}
-    counts = dict.fromkeys(names, 0)
-    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names))) + r")\b")
-    for _, text in _sources(root, base, exclude):
-        if not any(n in text for n in names):
-            continue
-        for m in pattern.finditer(source_rules.strip(text)):
-            counts[m.group(1)] += 1
-    return {n for n, c in counts.items() if c <= 1}
+class _NameCounts:
+    """How often each kernel template with a finding is named over every source: once is only its definition."""
+
+    def __init__(self, reports: list[FileReport]) -> None:
+        self.names = {n for r in reports for n in r.kernel_templates}
+        self.counts = dict.fromkeys(self.names, 0)
+        self.pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, self.names))) + r")\b")
+
+    def take(self, rel: str, text: str) -> None:
+        if any(n in text for n in self.names):
+            for m in self.pattern.finditer(source_rules.strip(text)):
+                self.counts[m.group(1)] += 1
+
+    def once(self) -> set[str]:
+        return {n for n, c in self.counts.items() if c <= 1}
 
 
 def _drop_uninstantiated(reports: list[FileReport], once: set[str]) -> None:
@@ -400,27 +414,28 @@ def _drop_uninstantiated(reports: list[FileReport], once: set[str]) -> None:
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">]+)[">]', re.M)
 
 
-def _named_by_includers(root: Path, base: Path, exclude: Sequence[str],
-                        reports: list[FileReport]) -> dict[str, set[str]]:
+class _IncluderNames:
     """Per translation unit, the names of its never-named inline code that a file #including it names (a
-    `*_bridge.cpp` with `#include "phi4.hip"`): a second walk, taken only when some unit has such code."""
-    by_name: dict[str, list[FileReport]] = {}
-    for r in reports:
-        by_name.setdefault(posixpath.basename(r.path), []).append(r)
-    named: dict[str, set[str]] = {r.path: set() for r in reports}
-    for rel, text in _sources(root, base, exclude):
-        if not any(n in text for n in by_name):
-            continue
+    `*_bridge.cpp` with `#include "phi4.hip"`)."""
+
+    def __init__(self, reports: list[FileReport]) -> None:
+        self.by_name: dict[str, list[FileReport]] = {}
+        for r in reports:
+            self.by_name.setdefault(posixpath.basename(r.path), []).append(r)
+        self.named: dict[str, set[str]] = {r.path: set() for r in reports}
+
+    def take(self, rel: str, text: str) -> None:
+        if not any(n in text for n in self.by_name):
+            return
         words: set[str] | None = None
         for inc in _INCLUDE.findall(text):
-            for r in by_name.get(posixpath.basename(inc), ()):
+            for r in self.by_name.get(posixpath.basename(inc), ()):
                 local = posixpath.normpath(posixpath.join(posixpath.dirname(rel), inc))
                 if r.path not in (local, posixpath.normpath(inc)) and not r.path.endswith("/" + inc.lstrip("./")):
                     continue
                 if words is None:
                     words = set(IDENT.findall(source_rules.strip(text)))
-                named[r.path] |= words & r.local_units.keys()
-    return named
+                self.named[r.path] |= words & r.local_units.keys()
 
 
 def _drop_unnamed_locals(reports: list[FileReport], named: dict[str, set[str]]) -> None:
