@@ -1869,6 +1869,77 @@ def test_ptx_in_a_raw_string_a_switch_the_file_defines_to_zero_and_an_unset_prop
     assert got == {("CMakeLists.txt", 3, "RSM102", True), ("bench.cmake", 2, "RSM102", False)}
 
 
+
+# --- kinds blind batches 49 (moonmath-amd-kernels, FlexFlow, AgentKernelArena) and 50 (multi-platform-op-lib,
+# omniprobe, rocm-tests) showed; they are no longer held out ------------------------------------------------------
+
+def test_a_property_copying_a_list_an_included_project_module_sets(tmp_path: Path) -> None:
+    """FlexFlow: `include(hip)` runs cmake/hip.cmake, which makes HIP_ARCH_LIST out of the project's option
+    (`string(REPLACE "," "," HIP_ARCH_LIST "${FF_HIP_ARCH}")`); `HIP_ARCHITECTURES "${HIP_ARCH_LIST}"` then pins
+    the target to the project's list: RSM102, a build-file edit. A list no file of the project sets stays the
+    user's -D list (handled, user-variable)."""
+    (tmp_path / "cmake").mkdir()
+    (tmp_path / "cmake" / "hip.cmake").write_text(
+        'if(FF_HIP_ARCH STREQUAL "all")\n  set(FF_HIP_ARCH "gfx900,gfx90a")\nendif()\n'
+        'string(REPLACE "," "," HIP_ARCH_LIST "${FF_HIP_ARCH}")\n')
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+        'list(APPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_SOURCE_DIR}/cmake)\ninclude(hip)\n'
+        "add_library(ff k.hip)\n"
+        'set_property(TARGET ff PROPERTY HIP_ARCHITECTURES "${HIP_ARCH_LIST}")\n'
+        "add_library(other k.hip)\n"
+        'set_property(TARGET other PROPERTY HIP_ARCHITECTURES "${USER_ARCH_LIST}")\n')
+    got = {(f.line, f.handled, f.redirect.value) for f in scan(tmp_path).result.findings if f.rule.id == "RSM102"}
+    assert got == {(6, False, "build-file"), (8, True, "user-variable")}
+
+
+def test_a_backend_option_in_a_makefile_flags_variable(tmp_path: Path) -> None:
+    """moonmath-amd-kernels: `HIPCC_FLAGS = … \\ -mllvm -amdgpu-early-inline-all=true \\ …`: an AMDGPU backend
+    option the SPIR-V JIT compile never sees, RSM105 as in CMake, at the statement's first line. Beside a
+    hard-coded arch flag in the same statement (AMDKangaroo) it is said in that one finding. An OpenMP offload
+    line is no HIP compile."""
+    (tmp_path / "Makefile").write_text(
+        "ARCH ?= amdgcnspirv\n"
+        "HIPCC_FLAGS = -O3 --offload-arch=$(ARCH) \\\n  -mllvm -amdgpu-early-inline-all=true \\\n  -Icsrc\n"
+        "PINNED := -O3 --offload-arch=gfx1100 \\\n  -mllvm -amdgpu-early-inline-all=true\n"
+        "OMP = amdflang -fopenmp -mllvm -amdgpu-early-inline-all=true\n")
+    got = {(f.line, f.column, f.rule.id): f.message for f in scan(tmp_path).result.findings}
+    assert set(got) == {(2, 1, "RSM105"), (5, 15, "RSM302")}
+    assert "-amdgpu-early-inline-all=true" in got[(5, 15, "RSM302")]
+
+
+def test_a_required_user_setting_the_file_tests_is_still_the_users(tmp_path: Path) -> None:
+    """rocm-tests: `if(NOT GPU_ARCH) message(FATAL_ERROR "Pass -DGPU_ARCH=…")` tests the user's setting, it gives
+    it no value: `--offload-arch=${GPU_ARCH}` in compile options and `set(CMAKE_HIP_ARCHITECTURES ${GPU_ARCH})`
+    are the user's list (handled, user-variable). A custom command's `hipcc --genco --offload-arch=${GPU_ARCH}`
+    makes a code object whatever the list: RSM103 stays. The `if(GPU_ARCH MATCHES "^gfx11")` branch is RSM106."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\n"
+        'if(NOT GPU_ARCH)\n  message(FATAL_ERROR "GPU_ARCH is not set")\nendif()\n'
+        'if(GPU_ARCH MATCHES "^gfx11")\n  set(WAVE_SIZE 32)\nelse()\n  set(WAVE_SIZE 64)\nendif()\n'
+        "project(p LANGUAGES CXX HIP)\nset(CMAKE_HIP_ARCHITECTURES ${GPU_ARCH})\n"
+        "add_executable(t t.hip)\n"
+        'target_compile_options(t PRIVATE "--offload-arch=${GPU_ARCH}")\n'
+        "add_custom_command(OUTPUT noop.hsaco COMMAND hipcc --genco --offload-arch=${GPU_ARCH} noop.cpp "
+        "-o noop.hsaco)\n")
+    got = {(f.line, f.rule.id, f.handled, f.redirect.value) for f in scan(tmp_path).result.findings
+           if f.rule.id != "RSM120"}
+    assert got == {(5, "RSM106", False, "build-file"), (11, "RSM101", True, "user-variable"),
+                   (13, "RSM103", True, "user-variable"), (14, "RSM103", False, "build-file")}
+
+
+def test_ptx_that_opens_with_a_brace_line_and_nvptx_register_constraints(tmp_path: Path) -> None:
+    """multi-platform-op-lib: `asm volatile(\\n "{\\n" ".reg.pred p;\\n" "setp…` is PTX (`.reg.pred` without a
+    space), and `asm volatile("" : "+f"(reg))` pins an NVPTX float register (AMDGPU has no `f`, `l`, `h` or `d`
+    constraint): no AMD assembly. An empty template pinning a VGPR (`"+v"`) stays RSM204."""
+    r = found(tmp_path, {"k.cu": ('__device__ void fence(float& reg) {\n'
+                                  '  asm volatile("" : "+f"(reg) :: "memory");\n}\n'
+                                  "__device__ void mma(float* acc, unsigned long da) {\n  asm volatile(\n"
+                                  '    "{\\n"\n    ".reg.pred p;\\n"\n    "setp.ne.b32 p, %1, 0;\\n}"\n'
+                                  '    : "+f"(acc[0]) : "l"(da));\n}\n'
+                                  '__device__ void pin(float& x) {\n  asm volatile("" : "+v"(x));\n}\n')})
+    assert lines(r, "k.cu") == {12: "RSM204"}
+
 # --- the scan's later walk ---------------------------------------------------------------------------------------
 
 def test_one_later_walk_feeds_the_alias_the_kernel_name_and_the_includer_checks_together(tmp_path: Path) -> None:

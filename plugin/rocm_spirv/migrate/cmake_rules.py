@@ -34,12 +34,15 @@ COMPARISONS = frozenset({"MATCHES", "STREQUAL", "IN_LIST", "STRLESS", "STRGREATE
 class Context:
     """What a file inherits from the project: the policy version, whether it is the top-level file, and the
     variables its directory's scope starts with (add_subdirectory() hands a child the parent's scope), with
-    those of them that hold arch names (`rocm_check_target_ids(SUPPORTED_GPU_TARGETS …)` in the parent)."""
+    those of them that hold arch names (`rocm_check_target_ids(SUPPORTED_GPU_TARGETS …)` in the parent), and
+    the names its include()d project modules set."""
 
     policy_version: tuple[int, int] | None = None
     top_level: bool = False
     inherited: tuple[tuple[str, str], ...] = ()
     inherited_arch_lists: frozenset[str] = frozenset()
+    # variables the project's own modules that the file include()s set (a module runs in its includer's scope)
+    module_vars: frozenset[str] = frozenset()
 
 
 @dataclass

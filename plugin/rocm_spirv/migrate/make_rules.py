@@ -4,8 +4,9 @@ a Makefile; the remedy says how to retarget it from the make command line."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from rocm_spirv.migrate.cmake_checks.flags import BACKEND_OPTION_FIX, RSM105
 from rocm_spirv.migrate.cmake_words import ARCH_ITEM, DETECT, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
 from rocm_spirv.offload import SPIRV_TARGET
@@ -36,6 +37,7 @@ class _Line:
     no: int  # first physical line
     text: str  # backslash continuations joined, comment removed
     recipe: bool
+    first: int = 0  # the length of its first physical line: offsets past it are on a continuation line
 
 
 RULE_HEAD = re.compile(r"^[^\s#=:][^=#]*?:(?![=:])")  # `target: prereqs`, not `X := v` or `X ::= v`
@@ -61,7 +63,7 @@ def _logical_lines(text: str) -> list[_Line]:
             buf = buf[:-1] + " " + lines[i].lstrip()
         if not recipe:  # a recipe's '#' belongs to the shell line; elsewhere it starts a comment
             buf = re.sub(r"(?<!\\)#.*$", "", buf)
-        out.append(_Line(start + 1, buf, recipe))
+        out.append(_Line(start + 1, buf, recipe, len(raw)))
         i += 1
     return out
 
@@ -71,6 +73,7 @@ MAKE_CONDITIONAL = re.compile(r"^\s*(?P<word>ifeq|ifneq|ifdef|ifndef|else|endif)
 GFX_TEST = re.compile(r"^\s*(?:ifeq|ifneq)?\s*[(\"'].*\bgfx[0-9]", re.IGNORECASE)
 # tools that list the build machine's GPUs
 OPENMP = re.compile(r"(?<![\w-])(?:-fopenmp\b|amdflang\b|flang(?:-new)?\b)")
+BACKEND_OPTION = re.compile(r"(?<!\S)-mllvm(?:\s+|=)(?P<option>--?amdgpu-\S+)")  # RSM105, as in CMake
 
 
 def _arch_branch(path: str, line: _Line) -> Finding:
@@ -80,6 +83,9 @@ def _arch_branch(path: str, line: _Line) -> Finding:
 
 
 def _finding(path: str, rule: Rule, line: _Line, col: int, message: str, fix: str, redirect: Redirect) -> Finding:
+    """At the logical line's first physical line (where the assignment or recipe line starts); the column of
+    what was found when it is on that line, else 1."""
+    col = col if col <= line.first else 1
     return Finding(rule, path, line.no, col, message, fix, redirect, False, line.text.strip()[:120])
 
 
@@ -103,7 +109,7 @@ def _detected(lines: list[_Line]) -> set[str]:
 
 def analyze(path: str, text: str) -> FileReport:
     report = FileReport(path, "make")
-    if "gfx" not in text and "offload-arch" not in text and "amdgpu-target" not in text:
+    if "gfx" not in text and "offload-arch" not in text and "amdgpu-target" not in text and "-amdgpu-" not in text:
         return report
     lists: set[str] = set()  # variables set to arch names here: flags built from them are theirs
     add = report.findings.append
@@ -158,6 +164,7 @@ def analyze(path: str, text: str) -> FileReport:
                                  f"list", f"build with `make {var}=amdgcnspirv` ({how}a command-line value "
                                  f"overrides `{op}`); --apply leaves Makefiles alone", Redirect.MAKE_VARIABLE))
                 continue
+        before = len(report.findings)
         for fm in ARCH_FLAG.finditer(line.text):
             value = fm.group("value")
             refs = {r.group("name") for r in REF.finditer(value)}
@@ -182,4 +189,15 @@ def analyze(path: str, text: str) -> FileReport:
                              "GPU", "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES)), "
                              "then `make HIP_ARCHITECTURES=amdgcnspirv`", Redirect.BUILD_FILE))
                 break
+        bo = BACKEND_OPTION.search(line.text)
+        if bo is not None and not OPENMP.search(line.text):
+            # HIPCC_FLAGS = … -mllvm -amdgpu-early-inline-all=true: the SPIR-V JIT compile never sees it. One
+            # statement, one finding: beside a hard-coded arch flag it is said in that finding.
+            option = f"backend option -mllvm {bo.group('option')}"
+            if len(report.findings) > before:
+                last = report.findings[-1]
+                report.findings[-1] = replace(last, message=f"{last.message}; it also passes the {option}, which "
+                                              "the SPIR-V JIT does not see (drop it under SPIR-V)")
+            else:
+                add(_finding(path, RSM105, line, bo.start() + 1, option, BACKEND_OPTION_FIX, Redirect.BUILD_FILE))
     return report

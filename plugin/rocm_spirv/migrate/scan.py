@@ -13,6 +13,7 @@ from pathlib import Path
 from rocm_spirv.fsutil import NotRegularFile, read_regular_stat
 from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_checks import findhip
+from rocm_spirv.migrate.cmake_lexer import CMakeSyntaxError, Command, parse
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
 from rocm_spirv.migrate.cmake_words import FINDHIP_LIST
 from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding, ScanResult
@@ -97,6 +98,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     base = root if root.is_dir() else root.parent
     result = ScanResult(str(root))
     out = Scan(result)
+    modules = _Modules(base if root.is_dir() else None)
     top_policy = None
     # directory -> the scope its CMakeLists.txt ends with: variables, and which of them hold arch names
     scopes: dict[str, tuple[tuple[tuple[str, str], ...], frozenset[str]]] = {}
@@ -107,7 +109,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         first = _read(os.path.join(base, "CMakeLists.txt")).text
         if first is not None:
             try:
-                analyzed = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), Context(top_level=True))
+                ctx = Context(top_level=True, module_vars=modules.sets("CMakeLists.txt", first))
+                analyzed = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), ctx)
                 top = first, analyzed
                 top_policy, scopes[""] = analyzed[1].policy_version, _scope(analyzed[1])
             except RecursionError:
@@ -206,7 +209,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 if is_top and top is not None and top[0] == text:
                     report, facts = top[1]
                 else:
-                    report, facts = cmake_rules.analyze(rel, for_analysis(text), Context(top_policy, is_top, *scope))
+                    ctx = Context(top_policy, is_top, *scope, module_vars=modules.sets(rel, text))
+                    report, facts = cmake_rules.analyze(rel, for_analysis(text), ctx)
                 if posixpath.basename(rel) == "CMakeLists.txt":
                     scopes.setdefault(rel_dir, _scope(facts))
                 build_arch_defines |= facts.arch_defines
@@ -289,6 +293,89 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         _drop_wavefront_uses(result)
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
     return out
+
+
+_INCLUDE_MODULE = re.compile(r'^[ \t]*include[ \t]*\([ \t]*"?([^\s")]+)', re.M | re.I)
+_MODULE_DIRS = ("cmake", "cmake/Modules", "cmake/modules")
+
+
+class _Modules:
+    """The variables a CMake file's include()d project modules set, each module analyzed once. Where include()
+    looks (CMAKE_MODULE_PATH is configure-time state) is approximated by the usual places: a path relative to
+    the file or the root, else `<name>.cmake` in a cmake/ folder beside the file or at the root."""
+
+    def __init__(self, base: Path | None) -> None:
+        self.base = base
+        self.known: dict[str, frozenset[str]] = {}
+
+    def sets(self, rel: str, text: str) -> frozenset[str]:
+        if self.base is None or "include" not in text:
+            return frozenset()
+        names: set[str] = set()
+        here = posixpath.dirname(rel)
+        for name in _INCLUDE_MODULE.findall(text):
+            for cand in _module_paths(here, name):
+                if cand not in self.known:
+                    self.known[cand] = self._analyze(cand)
+                names |= self.known[cand]
+        return frozenset(names)
+
+    def _analyze(self, rel: str) -> frozenset[str]:
+        assert self.base is not None
+        path = os.path.join(self.base, rel)
+        if not os.path.isfile(path):
+            return frozenset()
+        text = _read(path).text
+        if text is None:
+            return frozenset()
+        try:
+            return _assigned(parse(for_analysis(text)))
+        except (CMakeSyntaxError, RecursionError):
+            return frozenset()  # reported with the file itself
+
+
+# Where a command names the variable it gives a value: set(X …), list(APPEND X …), string(REPLACE a b X …).
+_STRING_OUT = {"REPLACE": 3, "TOLOWER": 2, "TOUPPER": 2, "STRIP": 2, "CONCAT": 1, "JOIN": 2, "SUBSTRING": 4,
+               "LENGTH": 2, "FIND": 3, "CONFIGURE": 2, "GENEX_STRIP": 2}
+
+
+def _assigned(commands: list[Command]) -> frozenset[str]:
+    """The directory-scope variables a module's commands give a value (a function's or macro's body runs only
+    where it is called, into its own scope or its caller's: not counted)."""
+    out: set[str] = set()
+    depth = 0
+    for cmd in commands:
+        if cmd.name in ("function", "macro"):
+            depth += 1
+        elif cmd.name in ("endfunction", "endmacro"):
+            depth = max(0, depth - 1)
+        if depth:
+            continue
+        v = cmd.values()
+        if cmd.name in ("set", "option") and v:
+            out.add(v[0])
+        elif cmd.name in ("list", "math") and len(v) > 1:
+            out.add(v[1])
+        elif cmd.name == "string" and v:
+            at = (4 if v[1:2] == ["REPLACE"] else 3) if v[0] == "REGEX" else _STRING_OUT.get(v[0].upper(), -1)
+            if 0 <= at < len(v):
+                out.add(v[at])
+    return frozenset(out)
+
+
+def _module_paths(here: str, name: str) -> list[str]:
+    for prefix in ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/"):
+        name = name.removeprefix(prefix)
+    at_root = name.startswith(("${PROJECT_SOURCE_DIR}/", "${CMAKE_SOURCE_DIR}/"))
+    if at_root:
+        name = name.split("/", 1)[1]
+    if "$" in name or name.startswith("/"):
+        return []
+    if name.endswith(".cmake") or "/" in name:
+        paths = [name] if at_root else [posixpath.join(here, name), name]
+    else:
+        paths = [posixpath.join(d, sub, f"{name}.cmake") for d in dict.fromkeys((here, "")) for sub in _MODULE_DIRS]
+    return [p for p in dict.fromkeys(posixpath.normpath(p) for p in paths) if not p.startswith("..")]
 
 
 def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> set[str]:

@@ -195,8 +195,10 @@ def _copied_from(file: Analyzer, name: str) -> list[str] | None:
             inputs = inputs[:1] if "CACHE" in values[1:] else inputs  # the docstring follows the type
         elif cmd.name == "string" and values[:1] == ["REPLACE"] and len(values) >= 5 and values[3] == name:
             inputs = values[4:]
+        elif cmd.name in ("if", "elseif", "while"):
+            continue  # `if(NOT GPU_ARCH) message(FATAL_ERROR …)`: a test gives no value (a branch is its own rule)
         elif name in values:
-            return None  # list(APPEND name …), option(name …), if(name): set or tested here
+            return None  # list(APPEND name …), option(name …): set here
         else:
             continue
         refs_ = [m.group(1) for i in inputs if (m := REF.fullmatch(i))]
@@ -208,9 +210,10 @@ def _copied_from(file: Analyzer, name: str) -> list[str] | None:
 
 def user_input(file: Analyzer, items: list[str]) -> list[str]:
     """The variables items copy, through this file's copies and `string(REPLACE)` reformatting, when each is one
-    this file never sets nor tests, its parent directories give no value and no known list holds (qiskit-aer's
-    `${AER_ROCM_ARCH}`, documented as `-DAER_ROCM_ARCH=…`): the user's list, or one another file sets, whose
-    own set() is the construct there. [] otherwise."""
+    this file never sets (it may test it: `if(NOT GPU_ARCH) message(FATAL_ERROR …)`), nor does a project module
+    it include()s (FlexFlow's cmake/hip.cmake sets HIP_ARCH_LIST), its parent directories give no value and no
+    known list holds (qiskit-aer's `${AER_ROCM_ARCH}`, documented as `-DAER_ROCM_ARCH=…`): the
+    user's list, or one another file sets, whose own set() is the construct there. [] otherwise."""
     names = [m.group(1) for i in items if (m := REF.fullmatch(i))]
     if not names or len(names) != len(items):
         return []
@@ -219,7 +222,8 @@ def user_input(file: Analyzer, items: list[str]) -> list[str]:
     todo, seen = list(names), set()
     while todo:
         n = todo.pop()
-        if n in seen or n in known or n in file.variables.values or n.startswith("CMAKE_"):
+        if n in seen or n in known or n in file.variables.values or n in file.ctx.module_vars or \
+                n.startswith("CMAKE_"):
             return []
         seen.add(n)
         copied = _copied_from(file, n)

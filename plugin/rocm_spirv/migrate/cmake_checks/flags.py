@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.arch_lists import user_input
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
+from rocm_spirv.migrate.cmake_checks.generators import GENERATOR_COMMANDS
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, FLAGS_VAR, GFX, cmd_words, compiler_flag, option_target
@@ -26,6 +27,7 @@ RSM104 = Rule("RSM104", "legacy-target-flag", E, "legacy --amdgpu-target= / -amd
               "target list.",
               example=('CMakeLists.txt', 'project(p)\n'
                        'set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} --amdgpu-target=gfx906")\n'))
+BACKEND_OPTION_FIX = "drop it under SPIR-V (the JIT does not see it), or keep the kernel native (hybrid)"
 RSM105 = Rule("RSM105", "amdgpu-backend-option", W, "-mllvm -amdgpu-* backend option",
               "AMDGPU backend options do not reach the runtime's JIT compile of SPIR-V; they are dropped or rejected.",
               example=('CMakeLists.txt', 'project(p)\nadd_compile_options(-mllvm -amdgpu-early-inline-all=true)\n'))
@@ -126,9 +128,7 @@ def flags(file: Analyzer, cmd: Command) -> None:
             w.startswith("-mllvm=") else ""
         # check_cxx_compiler_flag("-mllvm --amdgpu-…"): a probe; where the option is used is the finding
         if option.startswith(("-amdgpu-", "--amdgpu-")) and not PROBE.match(cmd.name):
-            file.add(RSM105, cmd, f"backend option -mllvm {option}",
-                     "drop it under SPIR-V (the JIT does not see it), or keep the kernel native (hybrid)",
-                     Redirect.BUILD_FILE)
+            file.add(RSM105, cmd, f"backend option -mllvm {option}", BACKEND_OPTION_FIX, Redirect.BUILD_FILE)
             break
     arch = [w for w in words if ARCH_FLAG.match(w) and SPIRV_TARGET not in w]
     arch += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--offload-arch" and
@@ -175,7 +175,9 @@ def flags(file: Analyzer, cmd: Command) -> None:
                  "decide instead (rocm_spirv_target / HIP_ARCHITECTURES), which splits a hybrid list",
                  Redirect.TOOLCHAIN, handled=True)
         return
-    user = user_input(file, [f"${{{m.group(1)}}}" for a in arch if (m := VARIABLE_FLAG.fullmatch(a))])
+    # A custom command's `hipcc --genco --offload-arch=${GPU_ARCH}` makes a code object whatever the list: not this
+    user = [] if cmd.name in GENERATOR_COMMANDS else \
+        user_input(file, [f"${{{m.group(1)}}}" for a in arch if (m := VARIABLE_FLAG.fullmatch(a))])
     if arch and not mcpu and len(user) == len(set(arch)):
         # set(DEVICE_HIPCC … --offload-arch=${DEVICE_ARCH}) with DEVICE_ARCH the user's required -D setting
         file.add(RSM103, cmd, f"passes {what} in {where}: {', '.join(user)} is set nowhere in this file, the "

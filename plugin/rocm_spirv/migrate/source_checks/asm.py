@@ -27,9 +27,12 @@ INLINE_ASM = re.compile(r"\b(__asm__|__asm|asm)\b(\s+(volatile|__volatile__|goto
 # `R"delim(`) opens a template as a quote does (`asm volatile(R"( { div.full.f32 %0, %1, %2; })" …)`).
 _INSN = r'(?:R"[^(\s"]{0,16}\(|"|\\n|;)(?:\s|\\t|\\(?=\s)|\{)*'
 GCN_ASM = re.compile(_INSN + r"(?:s|v|ds|flat|global|buffer|scratch|image|exp)_[a-z][a-z0-9_]*\b(?!\.)")
-# Dotted mnemonics (PTX cp.async/ldmatrix.sync/mma.sync, RISC-V flw.ps: AMDGPU has none), PTX's `.reg .pred`,
-# trap;, x86 (%%eax, rdtsc, cpuid), POWER/ARM barriers: not AMD GPU assembly.
-FOREIGN_ASM = re.compile(_INSN + r"(?:[a-z][a-z0-9_]*\.[a-z0-9]|\.reg\s+\.[a-z])"
+# Dotted mnemonics (PTX cp.async/ldmatrix.sync/mma.sync, RISC-V flw.ps: AMDGPU has none), PTX's `.reg .pred`
+# (or `.reg.pred`), trap;, x86 (%%eax, rdtsc, cpuid), POWER/ARM barriers: not AMD GPU assembly. So is an operand
+# constraint of NVPTX's register classes (`"+f"(acc)`, `"l"(desc)`, `"=h"`, `"d"`; x86 has `f` and `d` too),
+# which AMDGPU rejects: `asm volatile("" : "+f"(reg))` pins a CUDA register, `"{\n" ".reg.pred p;\n"` opens PTX.
+FOREIGN_ASM = re.compile(_INSN + r"(?:[a-z][a-z0-9_]*\.[a-z0-9]|\.reg\s*\.[a-z])"
+                         r'|"[=+&]*[fhld]"\s*\('
                          r"|\b(?:mov|ld|st|add|mad|mul|cvt|setp|shfl|bar|membar|vote|activemask|prmt|bfe|brev)\.[a-z]"
                          r"|\btrap;|%%[re]?[a-d]x\b|%%[re]?[sd]i\b|\b(?:rdtscp?|cpuid|xgetbv|lfence|mfence|sfence|pause"
                          r"|isync|lwsync|hwsync|dmb|dsb|isb|yield)\b|\bnop\b")
