@@ -1970,3 +1970,17 @@ def test_one_later_walk_feeds_the_alias_the_kernel_name_and_the_includer_checks_
     assert lines(r, "gemm/kernels.hpp") == {4: "RSM205"}
     assert lines(r, "units/alone.hip") == {3: "RSM204"}
     assert lines(r, "units/bridged.hip") == {2: "RSM204", 3: "RSM204"}
+
+
+# --- kinds earlier batches left (rccl, rocSHMEM, rocFFT, rocBLAS, composable_kernel, rccl-tests), fixed later -----
+
+def test_rocm_check_target_ids_over_the_target_list_keeps_amdgcnspirv(tmp_path: Path) -> None:
+    """rocm_check_target_ids(SUPPORTED TARGETS ${GPU_TARGETS}) keeps what the C++ compiler accepts, and the
+    toolchain file's clang accepts amdgcnspirv (tests/test_toolchainfile.py configures rocm-cmake's module):
+    handled. Over gfx names (rocWMMA's DEFAULT_AMDGPU_TARGETS) what it keeps are native targets: a finding."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+        'rocm_check_target_ids(SUPPORTED TARGETS "${GPU_TARGETS}")\n'
+        'rocm_check_target_ids(DEFAULTS TARGETS "gfx908;gfx90a:xnack+")\n')
+    got = {(f.line, f.handled, f.redirect.value) for f in scan(tmp_path).result.findings if f.rule.id == "RSM113"}
+    assert got == {(3, True, "toolchain"), (4, False, "build-file")}

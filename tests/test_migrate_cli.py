@@ -38,7 +38,7 @@ def test_check_never_writes_and_exits_1(rocmlib: Path, capsys: pytest.CaptureFix
     before = snapshot(rocmlib)
     assert main(["migrate", str(rocmlib), "--check"]) == 1
     assert snapshot(rocmlib) == before
-    assert "22 fail --check (--fail-on warning)" in capsys.readouterr().out
+    assert "21 fail --check (--fail-on warning)" in capsys.readouterr().out
 
 
 def test_check_exits_0_when_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

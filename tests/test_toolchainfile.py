@@ -191,3 +191,24 @@ def test_compiler_without_spirv_is_refused_for_spirv_but_fine_for_native(tmp_pat
     assert "cannot emit amdgcnspirv" in capsys.readouterr().err
     assert main(["toolchain", "generate", "--offload", "native", "--native-archs", "gfx942",
                  "--compiler", clang19, "--output", str(tmp_path / "n.cmake")]) == 0
+
+
+ROCM_CHECK_TARGET_IDS = Path("/usr/share/rocm/cmake/ROCMCheckTargetIds.cmake")
+
+
+@pytest.mark.skipif(not ROCM_CHECK_TARGET_IDS.is_file(),
+                    reason=f"{ROCM_CHECK_TARGET_IDS} is missing: Debian's rocm-cmake package (.ci/setup installs it)")
+def test_rocm_check_target_ids_keeps_amdgcnspirv_under_the_toolchain_file(toolchain: Path, tmp_path: Path) -> None:
+    """rocm-cmake's rocm_check_target_ids() keeps the targets the C++ compiler accepts with `-xhip
+    --offload-arch=<t>`: the toolchain file's clang accepts amdgcnspirv, so a filter over the target list keeps
+    it (why migrate reports such a filter as handled, RSM113, and only one over gfx names as a finding)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+        f"list(APPEND CMAKE_MODULE_PATH {ROCM_CHECK_TARGET_IDS.parent})\ninclude(ROCMCheckTargetIds)\n"
+        'rocm_check_target_ids(KEPT TARGETS "${GPU_TARGETS}")\n'
+        'rocm_check_target_ids(LITERAL TARGETS "gfx90a;gfx942:xnack+")\n'
+        'message(STATUS "KEPT=[${KEPT}] LITERAL=[${LITERAL}]")\n')
+    proc = configure(src, tmp_path / "b", generate(toolchain, tmp_path / "spirv.cmake"))
+    assert "KEPT=[amdgcnspirv] LITERAL=[gfx90a;gfx942:xnack+]" in proc.stdout
