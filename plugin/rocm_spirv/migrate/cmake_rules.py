@@ -132,6 +132,12 @@ class Analyzer:
         self.fn_commands: set[str] = set()  # functions running per-arch commands on a parameter
         self.fn_calls: dict[str, set[str]] = {}
         self.fn_looped: set[str] = set()
+        # loop variables of finished foreach() loops over an arch list (`foreach(a IN LISTS AMDGPU_ARCHS)
+        # list(APPEND flags --offload-arch=${a})`): a flag of one, passed on later, is built from that list
+        self.spent_arch_loops: set[str] = set()
+        # variables holding OpenMP offload flags (a set() whose name or CACHE docstring says OpenMP)
+        self.openmp_flags: set[str] = set()
+        self.flag_lists: set[str] = set()  # variables whose set() was reported for the arch flags it holds
         self.arch_defines: set[str] = set()
         self.detected: dict[str, str] = {}  # execute_process OUTPUT_VARIABLE -> the GPU-listing tool it ran
         self.detect_programs: dict[str, str] = {}  # find_program(<var> rocminfo …) -> that tool
@@ -306,6 +312,7 @@ class Analyzer:
         while self.stack:
             b = self.stack.pop()
             if b.kind == "foreach" and b.over_targets:
+                self.spent_arch_loops.add(b.loop_var)
                 for loop_end in LOOP_ENDS:
                     loop_end(self, b)
             if b.kind == kind:

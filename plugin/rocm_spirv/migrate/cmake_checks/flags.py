@@ -11,6 +11,7 @@ from rocm_spirv.migrate.cmake_checks.arch_lists import user_input
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.generators import GENERATOR_COMMANDS
 from rocm_spirv.migrate.cmake_checks.topic import Topic
+from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, FLAGS_VAR, GFX, cmd_words, compiler_flag, option_target
 from rocm_spirv.migrate.findings import E, Redirect, Rule, W
@@ -54,7 +55,9 @@ def _words(file: Analyzer, cmd: Command) -> list[str]:
     elif cmd.name == "string" and values[:1] == ["REPLACE"]:
         values = values[:1] + values[2:]
     if file.function():
-        values = [file.variables.expand(v) for v in values]
+        # a variable whose set() this file reported for its arch flags is that construct wherever it is passed
+        values = [file.variables.expand(v) for v in values
+                  if not ((m := REF.fullmatch(v)) and m.group(1) in file.flag_lists)]
     return [compiler_flag(w) for v in values for item in split_list(v) for w in item.split()]
 
 
@@ -72,6 +75,20 @@ def _c_flags(cmd: Command) -> bool:
     var = values[0] if cmd.name == "set" and values else values[1] if cmd.name == "string" and len(values) > 1 \
         else ""
     return bool(re.match(r"CMAKE_C_FLAGS|CMAKE_Fortran_FLAGS|OpenMP_\w+_FLAGS", var))
+
+
+def _openmp_flags(file: Analyzer, cmd: Command) -> bool:
+    """Flags for OpenMP offloading, not HIP: a set() whose variable name or CACHE docstring says OpenMP
+    (llvm-test-suite's `set(TEST_SUITE_OFFLOADING_FLAGS --offload-arch=native CACHE STRING "Compiler arguments for
+    OpenMP offloading")`), and a command passing such a variable on."""
+    values = cmd.values()
+    if cmd.name == "set" and values:
+        doc = values[values.index("CACHE") + 1:] if "CACHE" in values else []
+        if re.search(r"(?i)openmp", values[0]) or any(re.search(r"(?i)\bopenmp\b", d) for d in doc):
+            file.openmp_flags.add(values[0])
+            return True
+    return bool(file.openmp_flags) and any(r.name in file.openmp_flags for a in cmd.args for r in refs(a.value)
+                                           if r.kind == "var")
 
 
 def _mcpu_of_param(file: Analyzer, words: list[str]) -> bool:
@@ -112,7 +129,7 @@ def _param_defines(file: Analyzer, cmd: Command, words: list[str]) -> None:
 def flags(file: Analyzer, cmd: Command) -> None:
     if not any("-" in v for v in cmd.evaluated) and not file.function():
         return  # every flag this looks for starts with '-' (most commands of a large file pass none)
-    if _c_flags(cmd):
+    if _c_flags(cmd) or _openmp_flags(file, cmd):
         return
     words = _words(file, cmd)
     if any(w.startswith("-fsycl") for w in words):
@@ -136,6 +153,12 @@ def flags(file: Analyzer, cmd: Command) -> None:
     mcpu = [w for w in words if file.amd_mcpu(w)]
     fn = file.function()
     loop = file.in_loop_over_targets()
+    spent = [m.group(1) for a in arch if (m := re.fullmatch(r"[^=]+=\$\{([A-Za-z0-9_]+)\}", a))]
+    if arch and len(spent) == len(arch) and loop is None and set(spent) <= file.spent_arch_loops - \
+            file.function_params():
+        # list(APPEND CPPFLAGS ${_ArchFlags}) after `foreach(a IN LISTS AMDGPU_ARCHS) list(APPEND _ArchFlags
+        # --offload-arch=${a})`: words built from the arch list, which is the construct where it is set
+        return
     # Per arch where a loop calls the function: that loop is the construct; a loop over the target list
     # inside the function is one itself.
     if fn and loop is None and arch and all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
@@ -186,6 +209,8 @@ def flags(file: Analyzer, cmd: Command) -> None:
         return
     index = len(file.report.findings)
     file.add(RSM103, cmd, f"passes {what} in {where}", fix, Redirect.BUILD_FILE)
+    if cmd.name == "set" and values:
+        file.flag_lists.add(values[0])  # set(HIP_GENERIC_TARGET_ARCHS --offload-arch=gfx9-generic …): passing it on
     if cmd.name == "target_compile_options" and values:
         file.target_findings.setdefault(index, set()).add(file.target(values[0]))
     start = 1 if cmd.name == "target_compile_options" else 0

@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.topic import Topic
+from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, refs
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, GFX
 from rocm_spirv.migrate.findings import Redirect, Rule, W
@@ -43,13 +44,20 @@ RSM109 = Rule("RSM109", "kernel-generator", W, "the target list is handed to a k
 ARCH_KEYWORD = re.compile(r"^[A-Z0-9_]*(?:ARCH|ARCHS|ARCHITECTURES?|GPUS?|TARGETS?)$")
 
 
+# A sub-build's cache option naming one GPU: `-DKokkos_ARCH_AMD_GFX90A=ON`, `-DGPU_TARGETS=gfx90a`
+ARCH_DEFINE = re.compile(r"^-D(?:\w*ARCH\w*_GFX\d\w*(?::BOOL)?=(?:ON|TRUE|1)"
+                         r"|[A-Z0-9_]*(?:ARCH|ARCHS|ARCHITECTURES?|GPUS?|TARGETS?)(?::STRING)?=gfx\d\w*)$",
+                         re.IGNORECASE)
+
+
 def literal_arch(cmd: Command) -> str:
-    """`iree_amdgpu_bitcode_library(NAME … GPU_ARCH gfx90a …)`: the keyword and gfx name a call builds for."""
+    """`iree_amdgpu_bitcode_library(NAME … GPU_ARCH gfx90a …)`: the keyword and gfx name a call builds for;
+    `ExternalProject_Add(… CMAKE_ARGS -DKokkos_ARCH_AMD_GFX90A=ON)`: the option a sub-build is configured with."""
     values = cmd.values()
     for key, value in itertools.pairwise(values):
         if ARCH_KEYWORD.match(key) and GFX.fullmatch(value):
             return f"{key} {value}"
-    return ""
+    return next((v for v in values if ARCH_DEFINE.match(v)), "")
 
 
 def generator(file: Analyzer, cmd: Command) -> None:
@@ -82,7 +90,9 @@ def _as_arch_flag(file: Analyzer, cmd: Command) -> bool:
     RSM103 reports on the same line; one construct, one finding."""
     arch = file.arch_names()
     mentions = [a.value for a in cmd.args if {r.name for r in refs(a.value) if r.kind in ("var", "cache")} & arch]
-    return bool(mentions) and all(ARCH_FLAG.match(m) for m in mentions)
+    # `${HIP_GENERIC_TARGET_ARCHS}`, a list of --offload-arch= words whose set() RSM103 reported: that construct
+    return bool(mentions) and all(ARCH_FLAG.match(m) or ((r := REF.fullmatch(m)) and r.group(1) in file.flag_lists)
+                                  for m in mentions)
 
 
 def _printed(file: Analyzer, cmd: Command) -> bool:
