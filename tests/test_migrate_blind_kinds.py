@@ -1984,3 +1984,29 @@ def test_rocm_check_target_ids_over_the_target_list_keeps_amdgcnspirv(tmp_path: 
         'rocm_check_target_ids(DEFAULTS TARGETS "gfx908;gfx90a:xnack+")\n')
     got = {(f.line, f.handled, f.redirect.value) for f in scan(tmp_path).result.findings if f.rule.id == "RSM113"}
     assert got == {(3, True, "toolchain"), (4, False, "build-file")}
+
+
+# --- kinds blind batches 51 (dcu-ops-optimize, MMseqs2, qmcpack) and 52 (amd-experiments, llvm-test-suite,
+# learn-cuda) showed; they are no longer held out ---------------------------------------------------------------
+
+def test_openmp_offload_flags_and_flags_built_from_a_reported_list(tmp_path: Path) -> None:
+    """llvm-test-suite: `set(TEST_SUITE_OFFLOADING_FLAGS --offload-arch=native CACHE STRING "… for OpenMP
+    offloading")` holds OpenMP flags, not HIP ones (nor is passing it on); `foreach(a IN LISTS AMDGPU_ARCHS)
+    list(APPEND _ArchFlags --offload-arch=${a})` builds words from the list reported where it is set, and so does
+    passing `${HIP_GENERIC_TARGET_ARCHS}`, a flags list whose set() is reported, to a custom command. A sub-build
+    configured with `-DKokkos_ARCH_AMD_GFX90A=ON` builds for one GPU: RSM109."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+        'set(TEST_SUITE_OFFLOADING_FLAGS --offload-arch=native CACHE STRING "Compiler arguments for OpenMP '
+        'offloading")\n'
+        'set(HIP_GENERIC_TARGET_ARCHS "--offload-arch=gfx9-generic" "--offload-arch=gfx11-generic")\n'
+        "macro(create_tests)\n"
+        "  target_compile_options(omp PUBLIC ${TEST_SUITE_OFFLOADING_FLAGS})\n"
+        '  if(NOT AMDGPU_ARCHS)\n    list(APPEND AMDGPU_ARCHS "gfx906;gfx90a")\n  endif()\n'
+        "  foreach(_a IN LISTS AMDGPU_ARCHS)\n    list(APPEND _ArchFlags --offload-arch=${_a})\n  endforeach()\n"
+        "  list(APPEND _HIP_CPPFLAGS ${_ArchFlags})\n"
+        "  add_custom_command(OUTPUT t.o COMMAND clang++ ${HIP_GENERIC_TARGET_ARCHS} -c t.hip)\n"
+        "  ExternalProject_Add(kokkos GIT_REPOSITORY k CMAKE_ARGS -DKokkos_ENABLE_HIP=ON -DKokkos_ARCH_AMD_GFX90A=ON)\n"
+        "endmacro()\ncreate_tests()\n")
+    got = {(f.line, f.rule.id) for f in scan(tmp_path).result.findings if not f.handled}
+    assert got == {(4, "RSM103"), (8, "RSM101"), (15, "RSM109")}
