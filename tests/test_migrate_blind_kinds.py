@@ -2010,3 +2010,19 @@ def test_openmp_offload_flags_and_flags_built_from_a_reported_list(tmp_path: Pat
         "endmacro()\ncreate_tests()\n")
     got = {(f.line, f.rule.id) for f in scan(tmp_path).result.findings if not f.handled}
     assert got == {(4, "RSM103"), (8, "RSM101"), (15, "RSM109")}
+
+
+def test_a_header_asm_macro_nothing_expands_where_its_siblings_are_used(tmp_path: Path) -> None:
+    """dcu-ops-optimize: intrinsic.h defines asm macros; the kernels expand some (S_WAITCNT), others nowhere
+    (MATRIX_LOAD_B8): those emit nothing. A header none of whose macros another scanned file names (a
+    library's, whose users are elsewhere) keeps every finding; so do its device functions, and a macro another
+    file defines as well (a shim whose users may be in files the scan was not given)."""
+    macros = ('#define S_WAITCNT() asm volatile("s_waitcnt vmcnt(0)")\n'
+              '#define MATRIX_LOAD_B8(R) asm volatile("buffer_load_dwordx4 %0" : "=v"(R))\n'
+              '__device__ inline void unused_fn() { asm volatile("s_barrier"); }\n')
+    r = found(tmp_path, {"app/intrinsic.h": macros,
+                         "app/k.hip": '#include "intrinsic.h"\n__global__ void k() { S_WAITCNT(); }\n',
+                         "lib/include/lib/intrinsic.h": macros.replace("S_WAITCNT", "LIB_WAITCNT")
+                                                              .replace("MATRIX_LOAD_B8", "LIB_LOAD")})
+    assert lines(r, "app/intrinsic.h") == {1: "RSM204", 3: "RSM204"}
+    assert lines(r, "lib/include/lib/intrinsic.h") == {1: "RSM204", 2: "RSM204", 3: "RSM204"}

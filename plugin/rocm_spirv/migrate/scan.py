@@ -6,6 +6,7 @@ import hashlib
 import os
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,6 +156,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     cmake_calls: set[str] = set()  # every command some CMake file calls
     caller_reports: list[FileReport] = []  # CMake files with findings in their own function() or macro()
     local_reports: list[FileReport] = []  # translation units with findings in inline code they never name
+    header_reports: list[FileReport] = []  # headers with findings inside their helpers
 
     def take_source(rel: str, text: str, build_macros: frozenset[str]) -> FileReport:
         """One source's findings, and what it tells the scan about the other files."""
@@ -177,6 +179,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             kernel_reports.append(report)
         if report.local_units:
             local_reports.append(report)
+        if report.header_units:
+            header_reports.append(report)
         return report
 
     def keep(report: FileReport, text: str) -> None:
@@ -263,7 +267,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     alias_uses = _OddAliasUses(result, odd_aliases) if odd_aliases else None
     name_counts = _NameCounts(kernel_reports) if kernel_reports else None
     includers = _IncluderNames(local_reports) if local_reports else None
-    later = [c for c in (alias_uses, name_counts, includers) if c is not None]
+    helper_uses = _HelperUses(header_reports) if header_reports else None
+    later = [c for c in (alias_uses, name_counts, includers, helper_uses) if c is not None]
     if later:
         for rel, text in _sources(root, base, exclude):
             for collector in later:
@@ -289,6 +294,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         _drop_uninstantiated(kernel_reports, name_counts.once())
     if includers is not None:
         _drop_unnamed_locals(local_reports, includers.named)
+    if helper_uses is not None:
+        helper_uses.drop_unused()
     if live_macros & wave_size.WAVEFRONT_NAMES:
         _drop_wavefront_uses(result)
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
@@ -523,6 +530,41 @@ class _IncluderNames:
                 if words is None:
                     words = set(IDENT.findall(source_rules.strip(text)))
                 self.named[r.path] |= words & r.local_units.keys()
+
+
+class _HelperUses:
+    """How often each macro of a header with findings is named, in that header and in every other file. A
+    macro named only by its definition expands nowhere; its findings are dropped where another macro of the
+    same header is named in some other file, which says the header's users are in the scanned tree (a
+    library's public header whose users live elsewhere keeps them all). dcu-ops-optimize's intrinsic.h: eight
+    asm macros nothing expands beside the ones its kernels use."""
+
+    def __init__(self, reports: list[FileReport]) -> None:
+        self.reports = reports
+        self.owners: dict[str, set[str]] = {}
+        for r in reports:
+            for n in r.header_units:
+                self.owners.setdefault(n, set()).add(r.path)
+        self.inside: Counter[tuple[str, str]] = Counter()  # (header, name) -> names in that header
+        self.outside: Counter[tuple[str, str]] = Counter()  # (header, name) -> names in any other file
+        self.pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, self.owners))) + r")\b")
+
+    def take(self, rel: str, text: str) -> None:
+        if self.pattern.search(text) is None:
+            return
+        # another file's `#define SAME_NAME` counts too: a macro several files define is a shim whose users
+        # may be outside a tree given in part (rccl's and TransferBench's copies of one helper)
+        for m in self.pattern.finditer(source_rules.strip(text)):
+            for header in self.owners[m.group(1)]:
+                (self.inside if header == rel else self.outside)[(header, m.group(1))] += 1
+
+    def drop_unused(self) -> None:
+        for r in self.reports:
+            used_elsewhere = any(self.outside[(r.path, n)] for n in r.header_units)
+            dead = {at for n, ats in r.header_units.items()
+                    if not self.outside[(r.path, n)] and self.inside[(r.path, n)] <= 1 for at in ats}
+            if used_elsewhere and dead:
+                r.findings[:] = [f for f in r.findings if (f.line, f.column) not in dead]
 
 
 def _drop_unnamed_locals(reports: list[FileReport], named: dict[str, set[str]]) -> None:
