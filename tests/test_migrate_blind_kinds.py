@@ -2026,3 +2026,14 @@ def test_a_header_asm_macro_nothing_expands_where_its_siblings_are_used(tmp_path
                                                               .replace("MATRIX_LOAD_B8", "LIB_LOAD")})
     assert lines(r, "app/intrinsic.h") == {1: "RSM204", 3: "RSM204"}
     assert lines(r, "lib/include/lib/intrinsic.h") == {1: "RSM204", 2: "RSM204", 3: "RSM204"}
+
+
+def test_buffer_loads_into_lds_are_target_only_builtins(tmp_path: Path) -> None:
+    """dcu-ops-optimize: `__builtin_amdgcn_raw_buffer_load_lds` (and the `raw_ptr`/`struct` forms) need the
+    vmem-to-lds-load-insts feature, which clang 22 gives GFX9 only (it rejects them for gfx1100): RSM205
+    unguarded; under an arch test it is that test's construct."""
+    r = found(tmp_path, {"k.hip": ("__device__ void f(R r, L l) {\n"
+                                   "  __builtin_amdgcn_raw_ptr_buffer_load_lds(r, l, 4, 0, 0, 0, 0);\n"
+                                   "#if defined(__gfx942__)\n"
+                                   "  __builtin_amdgcn_raw_buffer_load_lds(r, l, 4, 0, 0, 0, 0);\n#endif\n}\n")})
+    assert lines(r, "k.hip") == {2: "RSM205", 3: "RSM201"}

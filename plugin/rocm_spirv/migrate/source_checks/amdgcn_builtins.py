@@ -35,6 +35,8 @@ EVERY_TARGET_CVT_PK = ("u8_f32", "i16", "u16")
 FEATURE_BUILTIN = re.compile(
     r"\b__builtin_amdgcn_(mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|(?:s|u|su)?dot\d\w*|fdot2\w*"
     r"|permlane\w+|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
+    # buffer loads straight into LDS need vmem-to-lds-load-insts (GFX9 only; clang 22 rejects them for gfx1100)
+    r"|(?:raw|struct)_(?:ptr_)?buffer_load_lds"
     rf"|cvt_pk_(?!(?:{'|'.join(EVERY_TARGET_CVT_PK)})\b)\w+|s_sleep_var|ballot_w64|ballot_w32"
     # GFX6-GFX10.3 only (no s_memtime/s_memrealtime on GFX11+), GFX6-GFX9 only (buffer_wbinvl1)
     r"|s_memtime|s_memrealtime|buffer_wbinvl1\w*"
