@@ -2037,3 +2037,27 @@ def test_buffer_loads_into_lds_are_target_only_builtins(tmp_path: Path) -> None:
                                    "#if defined(__gfx942__)\n"
                                    "  __builtin_amdgcn_raw_buffer_load_lds(r, l, 4, 0, 0, 0, 0);\n#endif\n}\n")})
     assert lines(r, "k.hip") == {2: "RSM205", 3: "RSM201"}
+
+
+def test_a_branch_on_an_entry_taken_out_of_a_project_arch_list(tmp_path: Path) -> None:
+    """qmcpack: `list(GET QMC_GPU_ARCHS 0 GPU_ARCH_0)` then `elseif(GPU_ARCH_0 MATCHES "^gfx")` turns HIP on
+    only for a gfx name: under amdgcnspirv the branch is lost (RSM106). Inside a loop the entry is the loop's."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n"
+        "list(GET QMC_GPU_ARCHS 0 GPU_ARCH_0)\n"
+        'if(GPU_ARCH_0 MATCHES "^sm_")\n  set(D cuda)\nelseif(GPU_ARCH_0 MATCHES "^gfx")\n  set(D hip)\nendif()\n'
+        "foreach(A IN LISTS TABLE)\n  list(GET QMC_GPU_ARCHS 0 F)\n"
+        '  if(F STREQUAL "gfx942")\n    set(APU ON)\n  endif()\nendforeach()\n')
+    got = {(f.line, f.rule.id) for f in scan(tmp_path).result.findings}
+    assert got == {(6, "RSM106")}
+
+
+def test_host_openmp_in_a_makefile_that_compiles_hip(tmp_path: Path) -> None:
+    """MMseqs2's libmarv: `NVCC_FLAGS = --offload-arch=native -fopenmp` in a Makefile whose COMPILER is hipcc
+    builds HIP for the build machine's GPU (RSM302); -fopenmp there is host OpenMP. In a Makefile that compiles
+    no HIP the same line is OpenMP offloading, and amdflang's never is HIP."""
+    r = found(tmp_path, {"hip/Makefile": "NVCC_FLAGS = --offload-arch=native -fopenmp\nCOMPILER = hipcc\n",
+                         "omp/Makefile": "CFLAGS = --offload-arch=native -fopenmp\nCC = clang\n",
+                         "f/Makefile": "F = amdflang --offload-arch=native -fopenmp\nX = hipcc\n"})
+    assert lines(r, "hip/Makefile") == {1: "RSM302"}
+    assert lines(r, "omp/Makefile") == {} and lines(r, "f/Makefile") == {}

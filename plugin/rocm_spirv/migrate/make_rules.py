@@ -73,6 +73,10 @@ MAKE_CONDITIONAL = re.compile(r"^\s*(?P<word>ifeq|ifneq|ifdef|ifndef|else|endif)
 GFX_TEST = re.compile(r"^\s*(?:ifeq|ifneq)?\s*[(\"'].*\bgfx[0-9]", re.IGNORECASE)
 # tools that list the build machine's GPUs
 OPENMP = re.compile(r"(?<![\w-])(?:-fopenmp\b|amdflang\b|flang(?:-new)?\b)")
+FORTRAN = re.compile(r"(?<![\w-])(?:amdflang|flang(?:-new)?)\b")
+# a Makefile that compiles HIP: `-fopenmp` beside an arch flag there is host OpenMP in a HIP compile (MMseqs2's
+# libmarv: `NVCC_FLAGS = --offload-arch=native -fopenmp` with COMPILER = hipcc)
+HIP_MAKE = re.compile(r"\bhipcc\b|-x\s*hip\b|--hip-link\b|\.hip\b")
 BACKEND_OPTION = re.compile(r"(?<!\S)-mllvm(?:\s+|=)(?P<option>--?amdgpu-\S+)")  # RSM105, as in CMake
 
 
@@ -118,6 +122,11 @@ def analyze(path: str, text: str) -> FileReport:
     chains: list[bool] = []
     logical = _logical_lines(text)
     detected = _detected(logical) if "offload-arch" in text else set()
+    hip = HIP_MAKE.search(text) is not None
+
+    def openmp(line: str) -> bool:
+        """An OpenMP offload line, no HIP compile: Fortran, or -fopenmp in a Makefile that compiles no HIP."""
+        return FORTRAN.search(line) is not None or (not hip and OPENMP.search(line) is not None)
     for line in logical:
         word = None if line.recipe else MAKE_CONDITIONAL.match(line.text)
         if word is not None:
@@ -184,13 +193,13 @@ def analyze(path: str, text: str) -> FileReport:
             if refs & lists:
                 break  # fed by a list reported at its assignment: the list is the construct
             # OpenMP offload (`amdflang -fopenmp --offload-arch=…`) is no HIP compile: not this check's
-            if (value == "native" or refs & detected) and not OPENMP.search(line.text):
+            if (value == "native" or refs & detected) and not openmp(line.text):
                 add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} builds for the build machine's "
                              "GPU", "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES)), "
                              "then `make HIP_ARCHITECTURES=amdgcnspirv`", Redirect.BUILD_FILE))
                 break
         bo = BACKEND_OPTION.search(line.text)
-        if bo is not None and not OPENMP.search(line.text):
+        if bo is not None and not openmp(line.text):
             # HIPCC_FLAGS = … -mllvm -amdgpu-early-inline-all=true: the SPIR-V JIT compile never sees it. One
             # statement, one finding: beside a hard-coded arch flag it is said in that finding.
             option = f"backend option -mllvm {bo.group('option')}"

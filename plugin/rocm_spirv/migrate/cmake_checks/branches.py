@@ -55,6 +55,7 @@ def condition(file: Analyzer, cmd: Command) -> None:
     # a project's own arch option (PROJ_AMD_ARCH, MY_GPU_ARCHS), tested against gfx names below; in a
     # function body its parameters too (`${arch} MATCHES "gfx90[a-z0-9]+"` in a helper a per-arch loop calls)
     targets = (names & arch) | {n for n in names if ARCH_OPTION.search(n)} | (names & file.function_params())
+    targets |= _entries_of_arch_lists(file, cmd, names - targets, arch)
     allow = {n for n in names if ALLOW_NAME.search(n) and n not in TARGET_VARS}
     if "IN_LIST" in upper and allow and (targets or allow & file.arch_lists):
         file.add(RSM108, cmd, f"the condition validates target names against {', '.join(sorted(allow))}",
@@ -77,6 +78,22 @@ def condition(file: Analyzer, cmd: Command) -> None:
         file.add(RSM106, cmd, f"branches on {what}; under amdgcnspirv the per-arch branch is not taken",
                  "decide at JIT time with __builtin_amdgcn_processor_is in device code, or branch on "
                  "ROCM_SPIRV_OFFLOAD", Redirect.BUILD_FILE)
+
+
+def _entries_of_arch_lists(file: Analyzer, cmd: Command, names: set[str], arch: set[str]) -> set[str]:
+    """Names an earlier `list(GET <list> <i> <name>)` took out of an arch list or a project arch option
+    (qmcpack's `list(GET QMC_GPU_ARCHS 0 GPU_ARCH_0)`, then `elseif(GPU_ARCH_0 MATCHES "^gfx")`)."""
+    if not names or any(b.kind == "foreach" for b in file.stack):
+        return set()  # in a loop the entry is the loop's (kokkos' detection loop over its table of gfx flags)
+    out: set[str] = set()
+    for c in file.commands:
+        if c.start >= cmd.start:
+            break
+        v = c.values()
+        if c.name == "list" and v[:1] == ["GET"] and len(v) >= 4 and v[-1] in names and \
+                (v[1] in arch or ARCH_OPTION.search(v[1])):
+            out.add(v[-1])
+    return out
 
 
 DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
