@@ -2061,3 +2061,30 @@ def test_host_openmp_in_a_makefile_that_compiles_hip(tmp_path: Path) -> None:
                          "f/Makefile": "F = amdflang --offload-arch=native -fopenmp\nX = hipcc\n"})
     assert lines(r, "hip/Makefile") == {1: "RSM302"}
     assert lines(r, "omp/Makefile") == {} and lines(r, "f/Makefile") == {}
+
+
+# --- kinds blind batch 53 (AliceO2, MISA, hcc) showed; it is no longer held out ----------------------------------
+
+def test_a_parameter_chain_on_a_macro_the_build_defines_per_arch(tmp_path: Path) -> None:
+    """AliceO2: FindO2GPU.cmake defines GPUCA_GPUTYPE_MI2xx or _VEGA in branches on its gfx list;
+    GPUDefGPUParameters.h picks its parameter set with `#if defined(GPUCA_GPUTYPE_MI2xx) #define GPUCA_WARP_SIZE 64
+    … #elif …`, a chain of #defines whose macro is also defined in live code elsewhere: the #if is RSM201, one
+    construct. A chain nested in one testing the same build macro is part of it (rocrtst's ROCRTST_GPU)."""
+    r = found(tmp_path, {
+        "FindGPU.cmake": ("set(HIP_AMDGPUTARGET gfx906;gfx908)\nfunction(set_arch t)\n"
+                          "  if(HIP_AMDGPUTARGET MATCHES \"gfx908\")\n"
+                          "    target_compile_definitions(${t} PUBLIC GPUCA_GPUTYPE_MI2xx)\n"
+                          "  elseif(HIP_AMDGPUTARGET MATCHES \"gfx90a\")\n"
+                          "    target_compile_definitions(${t} PUBLIC GPUCA_GPUTYPE_MI2xx GPU_NUM=0x90a)\n  else()\n"
+                          "    target_compile_definitions(${t} PUBLIC GPUCA_GPUTYPE_VEGA)\n  endif()\n"
+                          "endfunction()\n"),
+        "params.h": ("#ifdef GPUCA_GPUCODE\n#if defined(GPUCA_GPUTYPE_MI2xx)\n  #define GPUCA_WARP_SIZE 64\n"
+                     "#elif defined(GPUCA_GPUTYPE_VEGA)\n  #define GPUCA_WARP_SIZE 64\n#endif\n#endif\n"
+                     "#ifndef GPUCA_WARP_SIZE\n#define GPUCA_WARP_SIZE 32\n#endif\n"
+                     "__device__ int w() { return GPUCA_WARP_SIZE; }\n"),
+        "ids.h": ("#if GPU_NUM < 0x1000\n  #define HW_ID 4\n  #if (GPU_NUM == 0x908) || (GPU_NUM == 0x90a)\n"
+                  "    #define CU_SIZE 8\n  #else\n    #define CU_SIZE 7\n  #endif\n#else\n  #define HW_ID 23\n"
+                  "  #define CU_SIZE 10\n#endif\n#define CU_SIZE_ALL 1\n#define HW_ID_ALL 1\n"
+                  "__device__ int h() { return HW_ID + CU_SIZE; }\n")})
+    assert lines(r, "params.h") == {2: "RSM201"}
+    assert lines(r, "ids.h") == {1: "RSM201"}

@@ -742,8 +742,11 @@ def promote(report: FileReport, derived: set[str]) -> None:
     for d in report.cond_defines:
         if d.pending >= 0 and d.name in derived:
             names.setdefault(d.pending, []).append(d.name)
+    reported = {f.line for f in report.findings}
     for index, defined in names.items():
         f = report.pending[index]
+        if f.line in reported:
+            continue  # the test of a macro another file defines as an arch test is there already
         cond = next(d.conditions[-1] for d in report.cond_defines if d.pending == index)
         tested = [n for n in dict.fromkeys(IDENT.findall(cond)) if n in derived]
         if not tested or live_under((cond,), derived):  # dead for an enclosing #if: that one is the construct

@@ -171,7 +171,13 @@ def chain_closed(scan: SourceScan, g: Group) -> None:
     report = scan.report
     line, col, snippet = g.opened
     at = (line, col + max(snippet.lstrip().find(g.elsewhere[0]), 0)) if g.elsewhere else (0, 0)
-    if g.elsewhere and g.code and at not in report.needs and not any(p.line == line for p in report.pending):
+    # a chain that #defines under such a test is pending too (promoted if it derives a macro); the test need
+    # stands beside it, for a macro the build defines per arch (AliceO2's GPUCA_GPUTYPE_MI2xx), promote()
+    # adding no second finding at the line - unless a chain around it tests one of the same macros (rocrtst's
+    # `#if ROCRTST_GPU < 0x1000` around `#if ROCRTST_GPU == 0x908 …`: one construct, the outer one)
+    pending = any(p.line == line for p in report.pending)
+    nested = pending and any(set(x.elsewhere) & set(g.elsewhere) for x in scan.stack if x is not g)
+    if g.elsewhere and g.code and at not in report.needs and not nested:
         # kept once the scan knows another file defines one of these as an arch test (scan._keep_needed)
         report.findings.append(finding(RSM201, scan.path, line, at[1], "", ARCH_FIX, snippet,
                                        tuple(x.unknown for x in scan.stack if x.unknown)))
