@@ -2088,3 +2088,21 @@ def test_a_parameter_chain_on_a_macro_the_build_defines_per_arch(tmp_path: Path)
                   "__device__ int h() { return HW_ID + CU_SIZE; }\n")})
     assert lines(r, "params.h") == {2: "RSM201"}
     assert lines(r, "ids.h") == {1: "RSM201"}
+
+
+# --- kinds blind batch 56 (dgl-rocm, gsplat-rocm, jax-aiter) showed; it is no longer held out --------------------
+
+def test_a_hip_version_test_is_decided_and_a_flag_of_the_toolchain_list_in_a_macro(tmp_path: Path) -> None:
+    """dgl-rocm: `#if HIP_VERSION_MAJOR >= 7 constexpr int WARP_SIZE = 64; #else constexpr int WARP_SIZE =
+    warpSize;`: the SPIR-V build compiles against ROCm 7's HIP, so the #else is dead (no RSM203). In a macro,
+    `list(APPEND ROCM_HIPCC_FLAGS --offload-arch=${CMAKE_HIP_ARCHITECTURES})` follows the toolchain's list
+    (handled), and printing the flags with message() passes nothing."""
+    (tmp_path / "HIP.cmake").write_text(
+        "macro(config_hip libs)\n  list(APPEND ROCM_HIPCC_FLAGS --offload-arch=${CMAKE_HIP_ARCHITECTURES})\n"
+        '  message(STATUS "ROCM_HIPCC_FLAGS: ${ROCM_HIPCC_FLAGS}")\nendmacro()\n')
+    (tmp_path / "k.hip").write_text(
+        "#include <hip/hip_runtime.h>\nvoid launch() {\n#if HIP_VERSION_MAJOR >= 7\n  constexpr int WARP_SIZE = 64;\n"
+        "#else\n  constexpr int WARP_SIZE = warpSize;\n#endif\n}\n"
+        "#if HIP_VERSION_MAJOR < 7\n__global__ void k() { __shared__ int s[warpSize]; }\n#endif\n")
+    got = {(f.path, f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings}
+    assert got == {("HIP.cmake", 2, "RSM103", True)}

@@ -21,6 +21,9 @@ DEVICE_DEFINED: Mapping[str, int] = {
     "__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIP_DEVICE_COMPILE__": 1, "__HIP__": 1,
     "__HIPCC__": 1, "__SPIRV__": 1, "__SPIRV64__": 1, "__AMDGCN__": 1, "__AMDGPU__": 1, "__amdgcn__": 1,
     "__clang__": 1, "__HIP_ROCclr__": 1,
+    # hip_version.h's, for the HIP the SPIR-V build compiles against: ROCm 7 (the prefix's headers are ROCm 7's,
+    # and mixing amdgcnspirv with gfx targets needs LLVM 20, ROCm 7.0's). `#if HIP_VERSION_MAJOR >= 7` is taken.
+    "HIP_VERSION_MAJOR": 7,
 }
 # Not defined for it. Arch macros are matched by ARCH_MACRO; CPU ISA macros mark host code.
 DEVICE_UNDEFINED = frozenset({

@@ -63,6 +63,7 @@ def _words(file: Analyzer, cmd: Command) -> list[str]:
 
 # `--offload-arch=${GPU_TARGETS}`: a flag made of a list the toolchain file sets
 COMPILE_OPTIONS = frozenset({"target_compile_options", "add_compile_options"})
+FLAG_LISTS = frozenset({"set", "list"})  # list(APPEND ROCM_HIPCC_FLAGS --offload-arch=${CMAKE_HIP_ARCHITECTURES})
 VARIABLE_FLAG = re.compile(r"--offload-arch=\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOOLCHAIN_FLAG = re.compile(r"--offload-arch=\$\{(" + "|".join(TOOLCHAIN_LISTS) + r")\}")
 
@@ -127,6 +128,8 @@ def _param_defines(file: Analyzer, cmd: Command, words: list[str]) -> None:
 
 
 def flags(file: Analyzer, cmd: Command) -> None:
+    if cmd.name == "message":
+        return  # message(STATUS "flags: ${ROCM_HIPCC_FLAGS}") in a macro, expanded: printed, not passed
     if not any("-" in v for v in cmd.evaluated) and not file.function():
         return  # every flag this looks for starts with '-' (most commands of a large file pass none)
     if _c_flags(cmd) or _openmp_flags(file, cmd):
@@ -161,7 +164,8 @@ def flags(file: Analyzer, cmd: Command) -> None:
         return
     # Per arch where a loop calls the function: that loop is the construct; a loop over the target list
     # inside the function is one itself.
-    if fn and loop is None and arch and all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
+    if fn and loop is None and arch and all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch) and \
+            not all(TOOLCHAIN_FLAG.fullmatch(a) for a in arch):  # ${CMAKE_HIP_ARCHITECTURES} is no argument
         file.fn_arch.setdefault(fn, cmd)
         _param_defines(file, cmd, words)
         return
@@ -189,7 +193,7 @@ def flags(file: Analyzer, cmd: Command) -> None:
         fix = (f"keep it out of {values[0]} under SPIR-V (--apply guards a set() that only adds arch flags): "
                "retargeting strips target options, not a directory's flags")
     lists = [m.group(1) for a in arch if (m := TOOLCHAIN_FLAG.fullmatch(a))]
-    if arch and not mcpu and len(lists) == len(arch) and cmd.name in COMPILE_OPTIONS:
+    if arch and not mcpu and len(lists) == len(arch) and (cmd.name in COMPILE_OPTIONS or cmd.name in FLAG_LISTS):
         # target_compile_options(lib PRIVATE --offload-arch=${CMAKE_HIP_ARCHITECTURES}): the flag follows the list
         # the toolchain file sets, amdgcnspirv under SPIR-V; no arch of the project's. A custom command's
         # `hipcc --genco --offload-arch=${GPU_TARGETS}` makes code objects, which amdgcnspirv is not: reported.
