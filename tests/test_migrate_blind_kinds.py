@@ -2106,3 +2106,21 @@ def test_a_hip_version_test_is_decided_and_a_flag_of_the_toolchain_list_in_a_mac
         "#if HIP_VERSION_MAJOR < 7\n__global__ void k() { __shared__ int s[warpSize]; }\n#endif\n")
     got = {(f.path, f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings}
     assert got == {("HIP.cmake", 2, "RSM103", True)}
+
+
+# --- kinds blind batch 57 (relion, oidn, dftfe) showed; it is no longer held out ---------------------------------
+
+def test_an_empty_cache_option_is_the_users_and_sycl_targets_are_not_hip(tmp_path: Path) -> None:
+    """relion: `set(HIP_ARCH "" CACHE STRING …)` is an option the user fills, so `set(AMDGPU_TARGETS
+    "${HIP_ARCH}" CACHE …)` copies the user's list (handled, user-variable) while the gfx906 fallback stays
+    RSM101; `set(SYCL_HIP_TARGET gfx906)` and `-Xsycl-target-backend=amdgcn-amd-amdhsa --offload-arch=…` are
+    a SYCL compiler's AMD target, no HIP compile's."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n"
+        'set(HIP_ARCH "" CACHE STRING "HIP architecture to use")\n'
+        'if(HIP_ARCH STREQUAL "")\n  set(AMDGPU_TARGETS "gfx906" CACHE STRING "targets")\nelse()\n'
+        '  set(AMDGPU_TARGETS "${HIP_ARCH}" CACHE STRING "targets")\nendif()\n'
+        'set(SYCL_HIP_TARGET "gfx906")\n'
+        "set(REL_SYCL_BACKEND -Xsycl-target-backend=amdgcn-amd-amdhsa --offload-arch=${SYCL_HIP_TARGET})\n")
+    got = {(f.line, f.rule.id, f.handled, f.redirect.value) for f in scan(tmp_path).result.findings}
+    assert got == {(5, "RSM101", False, "toolchain"), (7, "RSM101", True, "user-variable")}

@@ -193,6 +193,8 @@ def _copied_from(file: Analyzer, name: str) -> list[str] | None:
         if cmd.name == "set" and values[:1] == [name]:
             inputs = [v for v in values[1:] if v not in ("CACHE", "INTERNAL", "STRING", "FORCE", "PARENT_SCOPE")]
             inputs = inputs[:1] if "CACHE" in values[1:] else inputs  # the docstring follows the type
+            if "CACHE" in values[1:] and inputs in ([], [""]):
+                continue  # set(HIP_ARCH "" CACHE STRING …): the option's empty default, the user gives the value
         elif cmd.name == "string" and values[:1] == ["REPLACE"] and len(values) >= 5 and values[3] == name:
             inputs = values[4:]
         elif cmd.name in ("if", "elseif", "while"):
@@ -222,7 +224,7 @@ def user_input(file: Analyzer, items: list[str]) -> list[str]:
     todo, seen = list(names), set()
     while todo:
         n = todo.pop()
-        if n in seen or n in known or n in file.variables.values or n in file.ctx.module_vars or \
+        if n in seen or n in known or file.variables.values.get(n, "") or n in file.ctx.module_vars or \
                 n.startswith("CMAKE_"):
             return []
         seen.add(n)
@@ -282,6 +284,9 @@ def _copied_into_targets(file: Analyzer, var: str, cmd: Command) -> str:
     return ""
 
 
+SYCL_VAR = re.compile(r"(?i)(?:^|_)SYCL(?:_|$)")
+
+
 def set_command(file: Analyzer, cmd: Command) -> None:
     values = cmd.values()
     if not values:
@@ -293,6 +298,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             file.add(RSM111, cmd, f"sets the environment list {env} for child processes",
                      "set it to amdgcnspirv under ROCM_SPIRV_OFFLOAD=spirv", Redirect.BUILD_FILE)
         return
+    if SYCL_VAR.search(var):
+        return  # set(SYCL_HIP_TARGET gfx906): a SYCL compiler's AMD target (DPC++, AdaptiveCpp), no HIP compile's
     rest = values[1:]
     force = "FORCE" in rest and "CACHE" in rest
     cache = "CACHE" in rest

@@ -135,7 +135,7 @@ def flags(file: Analyzer, cmd: Command) -> None:
     if _c_flags(cmd) or _openmp_flags(file, cmd):
         return
     words = _words(file, cmd)
-    if any(w.startswith("-fsycl") for w in words):
+    if any(w.startswith(("-fsycl", "-Xsycl")) for w in words):
         return  # a SYCL compile (Kokkos' SYCL backend on AMD or NVIDIA GPUs), not HIP
     if any(CUDA_COMPILE.match(w) for w in words) or any(p == ("-x", "cuda") for p in itertools.pairwise(words)):
         return  # HIP on NVIDIA (-xcuda, --cuda-path=): --cuda-gpu-arch names an sm_ GPU, not an AMD one
