@@ -4,11 +4,13 @@ Example collections name targets and sources through variables (`set(example_nam
 `add_executable(${example_name} ${sources})`) and pick the language through one
 (`set_source_files_properties(${sources} PROPERTIES LANGUAGE ${GPU_RUNTIME})` with GPU_RUNTIME
 defaulting to HIP). Variables tracks the directory-scope values set()/list()/file(GLOB) give, in
-file order, so the analyzer can see which targets compile HIP. Pure: commands in, strings out.
+file order, so the analyzer can see which targets compile HIP; assigned_names and module_paths say which
+variables a module sets and where an include() may find it. Pure: commands in, strings out.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 
@@ -225,3 +227,63 @@ def hip_language_sources(cmd: Command, variables: Variables) -> list[str]:
     if not any(k == "LANGUAGE" and variables.expand(v) == "HIP" for k, v in pairs):
         return []
     return [source_key(i) for i in variables.items(files)]
+
+
+# --- what an include()d project module gives the file that includes it ----------------------------------------
+
+_INCLUDE_MODULE = re.compile(r'^[ \t]*include[ \t]*\([ \t]*"?([^\s")]+)', re.M | re.I)
+_MODULE_DIRS = ("cmake", "cmake/Modules", "cmake/modules")
+
+
+def module_paths(here: str, text: str) -> list[str]:
+    """The tree paths (relative to the root) the include() calls of a CMake file in folder `here` may read.
+    Where include() looks (CMAKE_MODULE_PATH) is configure-time state, approximated by the usual places: a path
+    relative to the file or the root, else `<name>.cmake` in a cmake/ (cmake/Modules, cmake/modules) folder
+    beside the file or at the root."""
+    if "include" not in text:
+        return []
+    return [p for name in _INCLUDE_MODULE.findall(text) for p in _module_paths(here, name)]
+
+
+# Where a command names the variable it gives a value: set(X …), list(APPEND X …), string(REPLACE a b X …).
+_STRING_OUT = {"REPLACE": 3, "TOLOWER": 2, "TOUPPER": 2, "STRIP": 2, "CONCAT": 1, "JOIN": 2, "SUBSTRING": 4,
+               "LENGTH": 2, "FIND": 3, "CONFIGURE": 2, "GENEX_STRIP": 2}
+
+
+def assigned_names(commands: list[Command]) -> frozenset[str]:
+    """The directory-scope variables a module's commands give a value (a function's or macro's body runs only
+    where it is called, into its own scope or its caller's: not counted)."""
+    out: set[str] = set()
+    depth = 0
+    for cmd in commands:
+        if cmd.name in ("function", "macro"):
+            depth += 1
+        elif cmd.name in ("endfunction", "endmacro"):
+            depth = max(0, depth - 1)
+        if depth:
+            continue
+        v = cmd.values()
+        if cmd.name in ("set", "option") and v:
+            out.add(v[0])
+        elif cmd.name in ("list", "math") and len(v) > 1:
+            out.add(v[1])
+        elif cmd.name == "string" and v:
+            at = (4 if v[1:2] == ["REPLACE"] else 3) if v[0] == "REGEX" else _STRING_OUT.get(v[0].upper(), -1)
+            if 0 <= at < len(v):
+                out.add(v[at])
+    return frozenset(out)
+
+
+def _module_paths(here: str, name: str) -> list[str]:
+    for prefix in ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/"):
+        name = name.removeprefix(prefix)
+    at_root = name.startswith(("${PROJECT_SOURCE_DIR}/", "${CMAKE_SOURCE_DIR}/"))
+    if at_root:
+        name = name.split("/", 1)[1]
+    if "$" in name or name.startswith("/"):
+        return []
+    if name.endswith(".cmake") or "/" in name:
+        paths = [name] if at_root else [posixpath.join(here, name), name]
+    else:
+        paths = [posixpath.join(d, sub, f"{name}.cmake") for d in dict.fromkeys((here, "")) for sub in _MODULE_DIRS]
+    return [p for p in dict.fromkeys(posixpath.normpath(p) for p in paths) if not p.startswith("..")]

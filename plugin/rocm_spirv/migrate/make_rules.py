@@ -72,7 +72,7 @@ MAKE_CONDITIONAL = re.compile(r"^\s*(?P<word>ifeq|ifneq|ifdef|ifndef|else|endif)
 # a test of gfx names: `ifneq ($(filter gfx1100,$(AMDGPU_TARGETS)),)`, `ifeq ($(GPU),gfx90a)`
 GFX_TEST = re.compile(r"^\s*(?:ifeq|ifneq)?\s*[(\"'].*\bgfx[0-9]", re.IGNORECASE)
 # tools that list the build machine's GPUs
-OPENMP = re.compile(r"(?<![\w-])(?:-fopenmp\b|amdflang\b|flang(?:-new)?\b)")
+OPENMP = re.compile(r"(?<![\w-])-fopenmp\b")
 FORTRAN = re.compile(r"(?<![\w-])(?:amdflang|flang(?:-new)?)\b")
 # a Makefile that compiles HIP: `-fopenmp` beside an arch flag there is host OpenMP in a HIP compile (MMseqs2's
 # libmarv: `NVCC_FLAGS = --offload-arch=native -fopenmp` with COMPILER = hipcc)

@@ -14,8 +14,9 @@ from pathlib import Path
 from rocm_spirv.fsutil import NotRegularFile, read_regular_stat
 from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_checks import findhip
-from rocm_spirv.migrate.cmake_lexer import CMakeSyntaxError, Command, parse
+from rocm_spirv.migrate.cmake_lexer import CMakeSyntaxError, parse
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
+from rocm_spirv.migrate.cmake_targets import assigned_names, module_paths
 from rocm_spirv.migrate.cmake_words import FINDHIP_LIST
 from rocm_spirv.migrate.findings import CondDefine, FileReport, Finding, ScanResult
 from rocm_spirv.migrate.pp import IDENT
@@ -302,29 +303,22 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     return out
 
 
-_INCLUDE_MODULE = re.compile(r'^[ \t]*include[ \t]*\([ \t]*"?([^\s")]+)', re.M | re.I)
-_MODULE_DIRS = ("cmake", "cmake/Modules", "cmake/modules")
-
-
 class _Modules:
-    """The variables a CMake file's include()d project modules set, each module analyzed once. Where include()
-    looks (CMAKE_MODULE_PATH is configure-time state) is approximated by the usual places: a path relative to
-    the file or the root, else `<name>.cmake` in a cmake/ folder beside the file or at the root."""
+    """The variables a CMake file's include()d project modules set, each module read once (where include()
+    looks: cmake_targets.module_paths)."""
 
     def __init__(self, base: Path | None) -> None:
         self.base = base
         self.known: dict[str, frozenset[str]] = {}
 
     def sets(self, rel: str, text: str) -> frozenset[str]:
-        if self.base is None or "include" not in text:
+        if self.base is None:
             return frozenset()
         names: set[str] = set()
-        here = posixpath.dirname(rel)
-        for name in _INCLUDE_MODULE.findall(text):
-            for cand in _module_paths(here, name):
-                if cand not in self.known:
-                    self.known[cand] = self._analyze(cand)
-                names |= self.known[cand]
+        for cand in module_paths(posixpath.dirname(rel), text):
+            if cand not in self.known:
+                self.known[cand] = self._analyze(cand)
+            names |= self.known[cand]
         return frozenset(names)
 
     def _analyze(self, rel: str) -> frozenset[str]:
@@ -336,53 +330,9 @@ class _Modules:
         if text is None:
             return frozenset()
         try:
-            return _assigned(parse(for_analysis(text)))
+            return assigned_names(parse(for_analysis(text)))
         except (CMakeSyntaxError, RecursionError):
             return frozenset()  # reported with the file itself
-
-
-# Where a command names the variable it gives a value: set(X …), list(APPEND X …), string(REPLACE a b X …).
-_STRING_OUT = {"REPLACE": 3, "TOLOWER": 2, "TOUPPER": 2, "STRIP": 2, "CONCAT": 1, "JOIN": 2, "SUBSTRING": 4,
-               "LENGTH": 2, "FIND": 3, "CONFIGURE": 2, "GENEX_STRIP": 2}
-
-
-def _assigned(commands: list[Command]) -> frozenset[str]:
-    """The directory-scope variables a module's commands give a value (a function's or macro's body runs only
-    where it is called, into its own scope or its caller's: not counted)."""
-    out: set[str] = set()
-    depth = 0
-    for cmd in commands:
-        if cmd.name in ("function", "macro"):
-            depth += 1
-        elif cmd.name in ("endfunction", "endmacro"):
-            depth = max(0, depth - 1)
-        if depth:
-            continue
-        v = cmd.values()
-        if cmd.name in ("set", "option") and v:
-            out.add(v[0])
-        elif cmd.name in ("list", "math") and len(v) > 1:
-            out.add(v[1])
-        elif cmd.name == "string" and v:
-            at = (4 if v[1:2] == ["REPLACE"] else 3) if v[0] == "REGEX" else _STRING_OUT.get(v[0].upper(), -1)
-            if 0 <= at < len(v):
-                out.add(v[at])
-    return frozenset(out)
-
-
-def _module_paths(here: str, name: str) -> list[str]:
-    for prefix in ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/"):
-        name = name.removeprefix(prefix)
-    at_root = name.startswith(("${PROJECT_SOURCE_DIR}/", "${CMAKE_SOURCE_DIR}/"))
-    if at_root:
-        name = name.split("/", 1)[1]
-    if "$" in name or name.startswith("/"):
-        return []
-    if name.endswith(".cmake") or "/" in name:
-        paths = [name] if at_root else [posixpath.join(here, name), name]
-    else:
-        paths = [posixpath.join(d, sub, f"{name}.cmake") for d in dict.fromkeys((here, "")) for sub in _MODULE_DIRS]
-    return [p for p in dict.fromkeys(posixpath.normpath(p) for p in paths) if not p.startswith("..")]
 
 
 def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> set[str]:

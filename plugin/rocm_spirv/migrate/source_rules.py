@@ -677,11 +677,9 @@ def _tag_unused_candidates(scan: SourceScan) -> None:
             tag(report.kernel_templates, *unit)
         if not any(report.kernel_templates.values()):
             report.kernel_templates.clear()
-    if not report.findings:
-        return
-    units = [*(_function_units(text, _DEVICE, _EMITTED_ON_USE, template=False) if "__device__" in text
-               else ()), *(_macro_units(text) if "define" in text else ())]
     if scan.path.endswith(UNIT_SUFFIXES):
+        units = [*(_function_units(text, _DEVICE, _EMITTED_ON_USE, template=False) if "__device__" in text
+                   else ()), *(_macro_units(text) if "define" in text else ())]
         names = {u[0] for u in units}
         once = {n for n, c in Counter(m.group() for m in IDENT.finditer(text) if m.group() in names).items()
                 if c == 1}

@@ -65,6 +65,7 @@ def _words(file: Analyzer, cmd: Command) -> list[str]:
 COMPILE_OPTIONS = frozenset({"target_compile_options", "add_compile_options"})
 FLAG_LISTS = frozenset({"set", "list"})  # list(APPEND ROCM_HIPCC_FLAGS --offload-arch=${CMAKE_HIP_ARCHITECTURES})
 VARIABLE_FLAG = re.compile(r"--offload-arch=\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+OF_VARIABLE = re.compile(r"[^=]+=\$\{([A-Za-z0-9_]+)\}")  # an arch flag of one variable: -mcpu=${arch}
 TOOLCHAIN_FLAG = re.compile(r"--offload-arch=\$\{(" + "|".join(TOOLCHAIN_LISTS) + r")\}")
 
 
@@ -156,15 +157,15 @@ def flags(file: Analyzer, cmd: Command) -> None:
     mcpu = [w for w in words if file.amd_mcpu(w)]
     fn = file.function()
     loop = file.in_loop_over_targets()
-    spent = [m.group(1) for a in arch if (m := re.fullmatch(r"[^=]+=\$\{([A-Za-z0-9_]+)\}", a))]
-    if arch and len(spent) == len(arch) and loop is None and set(spent) <= file.spent_arch_loops - \
+    of_vars = [m.group(1) for a in arch if (m := OF_VARIABLE.fullmatch(a))]
+    if arch and len(of_vars) == len(arch) and loop is None and set(of_vars) <= file.spent_arch_loops - \
             file.function_params():
         # list(APPEND CPPFLAGS ${_ArchFlags}) after `foreach(a IN LISTS AMDGPU_ARCHS) list(APPEND _ArchFlags
         # --offload-arch=${a})`: words built from the arch list, which is the construct where it is set
         return
     # Per arch where a loop calls the function: that loop is the construct; a loop over the target list
     # inside the function is one itself.
-    if fn and loop is None and arch and all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch) and \
+    if fn and loop is None and arch and len(of_vars) == len(arch) and \
             not all(TOOLCHAIN_FLAG.fullmatch(a) for a in arch):  # ${CMAKE_HIP_ARCHITECTURES} is no argument
         file.fn_arch.setdefault(fn, cmd)
         _param_defines(file, cmd, words)

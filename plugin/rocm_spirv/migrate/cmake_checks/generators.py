@@ -41,12 +41,12 @@ RSM109 = Rule("RSM109", "kernel-generator", W, "the target list is handed to a k
 
 
 # A keyword argument of a project command that names the GPU to build for: `GPU_ARCH gfx90a`, `ARCHS gfx942`
-ARCH_KEYWORD = re.compile(r"^[A-Z0-9_]*(?:ARCH|ARCHS|ARCHITECTURES?|GPUS?|TARGETS?)$")
+_ARCH_WORD = r"[A-Z0-9_]*(?:ARCH|ARCHS|ARCHITECTURES?|GPUS?|TARGETS?)"
+ARCH_KEYWORD = re.compile(f"^{_ARCH_WORD}$")
 
 
 # A sub-build's cache option naming one GPU: `-DKokkos_ARCH_AMD_GFX90A=ON`, `-DGPU_TARGETS=gfx90a`
-ARCH_DEFINE = re.compile(r"^-D(?:\w*ARCH\w*_GFX\d\w*(?::BOOL)?=(?:ON|TRUE|1)"
-                         r"|[A-Z0-9_]*(?:ARCH|ARCHS|ARCHITECTURES?|GPUS?|TARGETS?)(?::STRING)?=gfx\d\w*)$",
+ARCH_DEFINE = re.compile(rf"^-D(?:\w*ARCH\w*_GFX\d\w*(?::BOOL)?=(?:ON|TRUE|1)|{_ARCH_WORD}(?::STRING)?=gfx\d\w*)$",
                          re.IGNORECASE)
 
 
