@@ -2124,3 +2124,22 @@ def test_an_empty_cache_option_is_the_users_and_sycl_targets_are_not_hip(tmp_pat
         "set(REL_SYCL_BACKEND -Xsycl-target-backend=amdgcn-amd-amdhsa --offload-arch=${SYCL_HIP_TARGET})\n")
     got = {(f.line, f.rule.id, f.handled, f.redirect.value) for f in scan(tmp_path).result.findings}
     assert got == {(5, "RSM101", False, "toolchain"), (7, "RSM101", True, "user-variable")}
+
+
+# --- kinds blind batch 59 (e3sm, chai, ccs-config-cesm) showed; it is no longer held out -------------------------
+
+def test_option_strings_collected_for_a_sub_build(tmp_path: Path) -> None:
+    """E3SM/CESM machine files: `string(APPEND KOKKOS_OPTIONS " … -DKokkos_ARCH_VEGA90A=On -DAMDGPU_TARGETS=gfx90a")`
+    collects the options another project is configured with: one GPU, RSM109 (Kokkos' older VEGA/NAVI names
+    too). Switching an arch off, another vendor's arch, a message and a removal are none."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n"
+        'string(APPEND KOKKOS_OPTIONS " -DKokkos_ENABLE_HIP=On -DKokkos_ARCH_VEGA90A=On -DAMDGPU_TARGETS=gfx90a")\n'
+        'string(APPEND KOKKOS_OPTIONS " -DKokkos_ENABLE_HIP=ON -DKokkos_ARCH_AMD_GFX942=OFF")\n'
+        'string(APPEND KOKKOS_OPTIONS " -DKokkos_ARCH_HOPPER90=ON -DKokkos_ENABLE_CUDA=ON")\n'
+        "set(SUB_ARGS -DGPU_TARGETS=gfx942 -DFOO=1)\n"
+        'list(APPEND SUB_ARGS "-DKokkos_ARCH_NAVI1030=ON")\n'
+        'message(STATUS "use -DGPU_TARGETS=gfx90a")\n'
+        'string(REPLACE "-DGPU_TARGETS=gfx90a" "" X "${X}")\n')
+    got = {(f.line, f.rule.id) for f in scan(tmp_path).result.findings if not f.handled}
+    assert got == {(3, "RSM109"), (6, "RSM109"), (7, "RSM109")}

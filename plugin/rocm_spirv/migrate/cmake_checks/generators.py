@@ -45,9 +45,13 @@ _ARCH_WORD = r"[A-Z0-9_]*(?:ARCH|ARCHS|ARCHITECTURES?|GPUS?|TARGETS?)"
 ARCH_KEYWORD = re.compile(f"^{_ARCH_WORD}$")
 
 
-# A sub-build's cache option naming one GPU: `-DKokkos_ARCH_AMD_GFX90A=ON`, `-DGPU_TARGETS=gfx90a`
-ARCH_DEFINE = re.compile(rf"^-D(?:\w*ARCH\w*_GFX\d\w*(?::BOOL)?=(?:ON|TRUE|1)|{_ARCH_WORD}(?::STRING)?=gfx\d\w*)$",
-                         re.IGNORECASE)
+# A sub-build's cache option naming one GPU: `-DKokkos_ARCH_AMD_GFX90A=ON`, `-DGPU_TARGETS=gfx90a`, and Kokkos'
+# older AMD names (`-DKokkos_ARCH_VEGA90A=On`, `-DKokkos_ARCH_NAVI1030=ON`), still in machine files
+ARCH_DEFINE = re.compile(rf"^-D(?:\w*ARCH\w*_(?:GFX|VEGA|NAVI)\d\w*(?::BOOL)?=(?:ON|TRUE|1)|"
+                         rf"{_ARCH_WORD}(?::STRING)?=gfx\d\w*)$", re.IGNORECASE)
+# Commands that collect words into a variable: `string(APPEND KOKKOS_OPTIONS " -DKokkos_ARCH_VEGA90A=On …")`
+_COLLECTING = {"set": None, "string": frozenset({"APPEND", "PREPEND", "CONCAT"}),
+               "list": frozenset({"APPEND", "PREPEND", "INSERT"})}
 
 
 def literal_arch(cmd: Command) -> str:
@@ -60,7 +64,30 @@ def literal_arch(cmd: Command) -> str:
     return next((v for v in values if ARCH_DEFINE.match(v)), "")
 
 
+def sub_build_options(cmd: Command) -> str:
+    """`string(APPEND KOKKOS_OPTIONS " -DKokkos_ENABLE_HIP=On -DKokkos_ARCH_VEGA90A=On -DAMDGPU_TARGETS=gfx90a")`:
+    the first word of a variable's value that configures a sub-build for one named GPU ("" if none). Such
+    strings are handed whole to another project's configure (E3SM's and CESM's machine files), so the gfx name
+    is in no list of this project and no flag of its compiles."""
+    if cmd.name not in _COLLECTING:
+        return ""
+    values = cmd.values()
+    subcommands = _COLLECTING[cmd.name]
+    if subcommands is not None:
+        if not values or values[0].upper() not in subcommands:
+            return ""
+        values = values[1:]
+    return next((w for v in values[1:] for w in v.split() if ARCH_DEFINE.match(w)), "")
+
+
 def generator(file: Analyzer, cmd: Command) -> None:
+    options = sub_build_options(cmd)
+    if options and not file.in_loop_over_targets():
+        file.add(RSM109, cmd, f"{cmd.values()[0 if cmd.name == 'set' else 1]} collects {options}, a sub-build's "
+                 "option for one GPU",
+                 "under SPIR-V (ROCM_SPIRV_OFFLOAD) configure the sub-build for amdgcnspirv if it supports "
+                 "SPIR-V; otherwise keep it native (hybrid)", Redirect.BUILD_FILE)
+        return
     if cmd.name == "set":
         generator_input(file, cmd)
         return
