@@ -2143,3 +2143,53 @@ def test_option_strings_collected_for_a_sub_build(tmp_path: Path) -> None:
         'string(REPLACE "-DGPU_TARGETS=gfx90a" "" X "${X}")\n')
     got = {(f.line, f.rule.id) for f in scan(tmp_path).result.findings if not f.handled}
     assert got == {(3, "RSM109"), (6, "RSM109"), (7, "RSM109")}
+
+
+# --- kinds blind batches 60 (katago-rocm, gemm-vega64, hipcomp) and 62 (petit-kernel, lvarray, flydsl) showed;
+# they are no longer held out ------------------------------------------------------------------------------------
+
+def test_a_project_function_handing_back_a_gfx_list_and_its_probes(tmp_path: Path) -> None:
+    """KataGo: katago_default_hip_archs(out) sets out from two literal lists (the constructs), probing the optional
+    one with execute_process per entry (part of that list's construct); the callers' `set(CMAKE_HIP_ARCHITECTURES
+    "${_default_archs}" CACHE …)` copy it. Another function's `_result` (a path) hands back no list. A probe compile
+    that keeps only its exit code (`--offload-arch=gfx900 … RESULT_VARIABLE … OUTPUT_QUIET`) ships nothing; a
+    configure-time code object does. `string(TOLOWER "${CMAKE_HIP_ARCHITECTURES}" l)` copies the target list, so
+    `if(l MATCHES "(gfx)?(90a|942)")` is RSM106; HIP_ARCHITECTURES from a copy of it with GPUs removed by name
+    follows the toolchain's list (handled)."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\n"
+        "function(default_archs out_var)\n  set(_req gfx906 gfx90a)\n  set(_opt gfx1100 gfx1201)\n"
+        '  set(_result "${_req}")\n  foreach(_arch IN LISTS _opt)\n'
+        "    execute_process(COMMAND hipcc --offload-arch=${_arch} -c p.cpp RESULT_VARIABLE _rc OUTPUT_QUIET)\n"
+        "    if(_rc EQUAL 0)\n      list(APPEND _result ${_arch})\n    endif()\n  endforeach()\n"
+        '  set(${out_var} "${_result}" PARENT_SCOPE)\nendfunction()\n'
+        'function(find_prefix out_var)\n  set(_result "/opt/rocm")\n  set(${out_var} "${_result}" PARENT_SCOPE)\n'
+        "endfunction()\n"
+        "project(p LANGUAGES CXX HIP)\n"
+        'if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n  default_archs(_d)\n'
+        '  set(CMAKE_HIP_ARCHITECTURES "${_d}" CACHE STRING "archs")\nendif()\n'
+        "find_prefix(_rocm)\nfind_program(CLANG clang PATHS ${_rocm})\n"
+        "execute_process(COMMAND hipcc --offload-arch=gfx900 -c p.cpp -o /dev/null RESULT_VARIABLE _ok)\n"
+        "execute_process(COMMAND hipcc --genco --offload-arch=gfx90a k.cpp -o k.co)\n"
+        'string(TOLOWER "${CMAKE_HIP_ARCHITECTURES}" _l)\n'
+        'add_library(k k.hip)\nif(_l MATCHES "(gfx)?(90a|942)")\n  target_compile_definitions(k PRIVATE FP16)\n'
+        "endif()\nset(SUP ${CMAKE_HIP_ARCHITECTURES})\nlist(REMOVE_ITEM SUP gfx906 gfx1010)\n"
+        'set_target_properties(k PROPERTIES HIP_ARCHITECTURES "${SUP}")\n')
+    got = {(f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings if f.rule.id != "RSM120"}
+    assert got == {(3, "RSM101", False), (4, "RSM101", False), (26, "RSM103", False), (29, "RSM106", False),
+                   (34, "RSM102", True)}
+
+
+def test_cuda_arch_numbers_and_file_scope_data_asm_are_not_amd(tmp_path: Path) -> None:
+    """hipCOMP: `set(GPU_ARCHS "60")` … `set(GPU_ARCHS ${GPU_ARCHS} "70-real")` is its CUDA backend's sm list;
+    an AMD list in the same variable stays RSM101. LvArray: `asm(".pushsection \\".debug_gdb_scripts\\" …")`
+    at file scope embeds a GDB script in the host object (a device compile drops file-scope asm); GCN asm
+    stays RSM204."""
+    r = found(tmp_path, {
+        "CMakeLists.txt": 'cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\nset(GPU_ARCHS "60")\n'
+                          'set(GPU_ARCHS ${GPU_ARCHS} "70-real" "sm_90a")\nset(GPU_ARCHS gfx90a)\n',
+        "a.hpp": '#pragma once\n#define GDB_SCRIPT(n) \\\n  asm(".pushsection \\".debug_gdb_scripts\\", \\"MS\\",'
+                 '@progbits,1\\n .byte 1\\n .asciz \\"" n "\\"\\n .popsection\\n");\nGDB_SCRIPT("p.py")\n'
+                 '__device__ inline void w() { asm volatile("s_waitcnt vmcnt(0)"); }\n'})
+    assert lines(r, "CMakeLists.txt") == {5: "RSM101"}
+    assert lines(r, "a.hpp") == {5: "RSM204"}

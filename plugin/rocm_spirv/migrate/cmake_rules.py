@@ -53,6 +53,7 @@ class Block:
     defaults: frozenset[str] = frozenset()  # variables tested for being unset: `if(NOT GPU_TARGETS)`
     loop_var: str = ""
     over_targets: bool = False
+    over_lists: frozenset[str] = frozenset()  # foreach(): the variables it iterates
     body: list[str] = field(default_factory=list)
     arch_flags: bool = False  # the body passes --offload-arch=<entry>
     dead: str = ""  # the branch is skipped once the toolchain file has set the lists: the condition that says so
@@ -147,6 +148,10 @@ class Analyzer:
         # variables set in a branch on the target list (`set(HAS_MI50 TRUE)` under `if(arch STREQUAL gfx906)`),
         # and copies of them: a later if() on one is a branch on the target list, one step removed
         self.arch_switches: set[str] = set()
+        # project functions handing back an arch list (`set(${out_var} "${_result}" PARENT_SCOPE)` with _result a
+        # list of gfx names): the position of that output among the call's arguments
+        self.fn_arch_outputs: dict[str, int] = {}
+        self.literal_lists: set[str] = set()  # variables whose set() of gfx names is reported (RSM101)
 
     # -- helpers ---------------------------------------------------------------------------
     def target(self, raw: str) -> str:
@@ -356,17 +361,21 @@ class Analyzer:
         loop_var = values[0] if values else ""
         over = False
         rest = cmd.args[1:]
+        iterated: set[str] = set()
         for i, a in enumerate(rest):
             names = arg_names(a)
             if a.kind == "unquoted" and a.value in ("IN", "LISTS", "ITEMS", "ZIP_LISTS"):
                 continue
             listed = a.kind == "unquoted" and any(r.value == "LISTS" for r in rest[:i])
+            if "${" in a.value or listed:
+                iterated |= names
             if (names & self.arch_names() and ("${" in a.value or listed)) or GFX.search(a.value):
                 over = True
             tool = next((self.detected[n] for n in sorted(names) if n in self.detected), None)
             if tool is not None and ("${" in a.value or listed):  # foreach(m ${GFX_MATCHES}): rocminfo's names
                 self.detected[loop_var] = tool
-        self.stack.append(Block("foreach", cmd, loop_var=loop_var, over_targets=over))
+        self.stack.append(Block("foreach", cmd, loop_var=loop_var, over_targets=over,
+                                over_lists=frozenset(iterated)))
 
 
 

@@ -199,6 +199,9 @@ def _copied_from(file: Analyzer, name: str) -> list[str] | None:
             inputs = values[4:]
         elif cmd.name in ("if", "elseif", "while"):
             continue  # `if(NOT GPU_ARCH) message(FATAL_ERROR …)`: a test gives no value (a branch is its own rule)
+        elif cmd.name == "list" and values[:2] == ["REMOVE_ITEM", name] and len(values) > 2 and all(
+                GFX.fullmatch(v) and v != SPIRV_TARGET for v in values[2:]):
+            continue  # list(REMOVE_ITEM L gfx906 gfx1010): drops GPUs by name; what stays is still the copy
         elif name in values:
             return None  # list(APPEND name …), option(name …): set here
         else:
@@ -208,6 +211,25 @@ def _copied_from(file: Analyzer, name: str) -> list[str] | None:
             return None
         found.extend(refs_)
     return found
+
+
+def toolchain_copy(file: Analyzer, names: list[str]) -> bool:
+    """Whether each of names is, through this file's copies (and removals of named GPUs), a copy of a list the
+    toolchain file sets: `set(K ${CMAKE_HIP_ARCHITECTURES})` `list(REMOVE_ITEM K gfx906)` is amdgcnspirv under
+    SPIR-V."""
+    todo, seen = list(names), set()
+    while todo:
+        n = todo.pop()
+        if n in TOOLCHAIN_LISTS:
+            continue
+        if n in seen:
+            return False
+        seen.add(n)
+        copied = _copied_from(file, n)
+        if not copied:
+            return False
+        todo.extend(copied)
+    return bool(names)
 
 
 def user_input(file: Analyzer, items: list[str]) -> list[str]:
@@ -284,6 +306,9 @@ def _copied_into_targets(file: Analyzer, var: str, cmd: Command) -> str:
     return ""
 
 
+# CUDA architectures as CMAKE_CUDA_ARCHITECTURES spells them (60, 70-real, 90a) or nvcc does (sm_80): two-digit
+# numbers, or three with a -real/-virtual suffix; AMD's bare numbers (906, 1030) are three or four digits
+CUDA_ARCH = re.compile(r"(?:sm_|compute_)\d{2,3}[af]?|\d{2}[af]?(?:-real|-virtual)?|\d{3}[af]?-(?:real|virtual)")
 SYCL_VAR = re.compile(r"(?i)(?:^|_)SYCL(?:_|$)")
 
 
@@ -313,6 +338,13 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     _carry(file, var, items, copied)
     if items and len(copied) == len(items) and set(copied) <= file.arch_names():
         file.arch_lists.add(var)
+        out = REF.fullmatch(var)
+        params = file.function_params()
+        if out is not None and "PARENT_SCOPE" in values and out.group(1) in params - {"ARGN", "ARGV0", "ARGV1"} \
+                and all(_listed_in_function(file, c, cmd) for c in copied):
+            # function(default_archs out_var) … set(${out_var} "${_result}" PARENT_SCOPE): a call's output is
+            # a copy of the list too
+            file.fn_arch_outputs[file.function()] = _param_index(file, out.group(1))
         return  # a copy of a list: the list's origin is the finding
     if gfx_items and var not in TARGET_VARS:
         file.arch_lists.add(var)
@@ -331,6 +363,9 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     if var in TARGET_VARS:
         if items and all(i.lower() == SPIRV_TARGET for i in items):
             return
+        numbers = [i for i in items if i != f"${{{var}}}"]
+        if numbers and all(CUDA_ARCH.fullmatch(i) for i in numbers):
+            return  # set(GPU_ARCHS ${GPU_ARCHS} "70-real"): a CUDA backend's sm numbers (hipCOMP), no AMD GPU
         if items and all(ENV_REF.fullmatch(i) or ENV_REF.fullmatch(_value_of(file, i)) for i in items):
             # set(GPU_TARGETS $ENV{GPU_ARCHS} CACHE …), or through a variable set so: the user's list from the
             # environment (env.py)
@@ -393,8 +428,64 @@ def set_command(file: Analyzer, cmd: Command) -> None:
                      "not in it", "add amdgcnspirv to the list, or skip the check under SPIR-V",
                      Redirect.BUILD_FILE)
         else:
+            file.literal_lists.add(var)
             file.add(RSM101, cmd, f"{var} holds arch names ({', '.join(gfx_items[:6])})",
                      "check where it is passed; under SPIR-V the list is amdgcnspirv", Redirect.BUILD_FILE)
+
+
+def _listed_in_function(file: Analyzer, name: str, cmd: Command) -> bool:
+    """Whether every set() of name in the function() around cmd, before it, gives it gfx names or lists of them
+    (and one does): `set(_result "${_required_archs}")`. The file's arch lists are not scoped, so a `_result`
+    another function sets to a path must not make this one's output an arch list."""
+    start = next((b.cmd.start for b in reversed(file.stack) if b.kind in ("function", "macro")), None)
+    if start is None:
+        return False
+    found = False
+    entries: set[str] = set()  # foreach(_arch IN LISTS _optional_archs): an entry of a gfx list
+    for c in file.commands:
+        if not start < c.start < cmd.start or c.name not in ("set", "list", "foreach"):
+            continue
+        values = c.values()
+        if c.name == "foreach":
+            lists = {r.name for a in c.args[1:] for r in refs(a.value) if r.kind == "var"} | {
+                v for v in values[1:] if v in file.literal_lists}
+            if values and lists and lists <= file.literal_lists | file.arch_names():
+                entries.add(values[0])
+            continue
+        if c.name == "list":
+            if values[1:2] != [name] or values[0].upper() not in ("APPEND", "PREPEND", "INSERT"):
+                continue
+            items = values[2:]
+        elif values[:1] == [name]:
+            items = values[1:]
+        else:
+            continue
+        parts = [i for v in items for i in split_list(v)]
+        if not parts or not all(GFX.search(i) or ((m := REF.fullmatch(i)) and (
+                m.group(1) in file.literal_lists or m.group(1) == name or m.group(1) in file.arch_names() or
+                m.group(1) in entries))
+                for i in parts):
+            return False
+        found = True
+    return found
+
+
+def _param_index(file: Analyzer, name: str) -> int:
+    """The position of parameter name among the arguments of a call of the enclosing function()."""
+    for b in reversed(file.stack):
+        if b.kind in ("function", "macro"):
+            return b.cmd.values()[1:].index(name)
+    return -1
+
+
+def function_output(file: Analyzer, cmd: Command) -> None:
+    """`katago_default_hip_archs(_default_archs)`: the output of a project function handing back an arch list
+    is a copy of that list (reported where its gfx names are set), and so is what copies it later
+    (`set(CMAKE_HIP_ARCHITECTURES "${_default_archs}" CACHE …)`)."""
+    at = file.fn_arch_outputs.get(cmd.name.lower(), -1)
+    values = cmd.values()
+    if 0 <= at < len(values) and re.fullmatch(r"[A-Za-z_]\w*", values[at]):
+        file.arch_lists.add(values[at])
 
 
 def list_command(file: Analyzer, cmd: Command) -> None:
@@ -460,6 +551,8 @@ def string_command(file: Analyzer, cmd: Command) -> None:
             file.detected[out] = tool
     if values[:1] == ["REPLACE"] and len(values) >= 5:
         out, inputs = values[3], values[4:]
+    elif values[:1] in (["TOLOWER"], ["TOUPPER"], ["STRIP"]) and len(values) == 3:
+        out, inputs = values[2], values[1:2]  # string(TOLOWER "${CMAKE_HIP_ARCHITECTURES}" _gfxlist): KataGo
     elif values[:2] == ["REGEX", "REPLACE"] and len(values) >= 6:
         out, inputs = values[4], values[5:]
     else:
@@ -489,6 +582,6 @@ def detect_program(file: Analyzer, cmd: Command) -> None:
         file.detect_programs[values[0]] = tool
 
 
-TOPIC = Topic(rules=(RSM101, RSM114), commands={"set": set_command, "list": list_command,
+TOPIC = Topic(rules=(RSM101, RSM114), every=function_output, commands={"set": set_command, "list": list_command,
                                                 "string": string_command, "execute_process": detected_output,
                                                 "find_program": detect_program})

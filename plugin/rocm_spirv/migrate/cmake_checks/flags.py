@@ -37,6 +37,15 @@ RSM105 = Rule("RSM105", "amdgpu-backend-option", W, "-mllvm -amdgpu-* backend op
 # HIP compiled for NVIDIA GPUs in the same command: its --cuda-gpu-arch= names an sm_ GPU
 CUDA_COMPILE = re.compile(r"^(?:-xcuda|--cuda-path=.*|-D__HIP_PLATFORM_(?:NVIDIA|NVCC)__)$")
 PROBE = re.compile(r"^check_\w*_(?:compiler_flag|source_compiles|source_runs)$")
+
+
+def probe_compile(cmd: Command) -> bool:
+    """`execute_process(COMMAND hipcc --offload-arch=gfx90a … -o /dev/null RESULT_VARIABLE ok OUTPUT_QUIET
+    ERROR_QUIET)`: a configure-time compile of which only the exit code is kept (gromacs checks flags, KataGo
+    its Windows toolset). The gfx name only makes the compile run; nothing it makes ships."""
+    values = cmd.values()
+    return cmd.name == "execute_process" and ("RESULT_VARIABLE" in values or "RESULTS_VARIABLE" in values) and (
+        "OUTPUT_QUIET" in values or "ERROR_QUIET" in values or any(v == "/dev/null" for v in values))
 # string() sub-commands that only read: string(REGEX MATCHALL "--offload-arch=(gfx[0-9a-z]+)" out ${FLAGS})
 # parses flags someone else passes, and what the parsed names feed (an IN_LIST test, a loop) is the construct.
 READ_ONLY_STRING: frozenset[tuple[str, ...]] = frozenset({("REGEX", "MATCH"), ("REGEX", "MATCHALL"), ("FIND",),
@@ -183,7 +192,7 @@ def flags(file: Analyzer, cmd: Command) -> None:
         if not all(re.fullmatch(r"[^=]+=\$\{[A-Za-z0-9_]+\}", a) for a in arch):
             loop.pinned_flags = True
         return  # one construct: the loop's finding at its foreach() names these flags
-    if not (arch or mcpu):
+    if not (arch or mcpu) or probe_compile(cmd):
         return
     values = cmd.values()
     flags_var = cmd.name == "set" and bool(values) and bool(FLAGS_VAR.match(values[0]))

@@ -157,6 +157,10 @@ def loop_finding(file: Analyzer, b: Block) -> None:
         return
     if not body:
         return
+    if body == ["execute_process"] and b.over_lists and b.over_lists <= file.literal_lists:
+        # KataGo: foreach(_arch IN LISTS _optional_archs) execute_process(… --offload-arch=${_arch} …): a probe
+        # filtering a list of gfx names the file sets, whose set() is the construct (RSM101 there)
+        return
     if body == ["execute_process"]:
         # A configure-time probe or filter (one compile per target, keep what works) builds
         # nothing per arch: a redirected list hands it amdgcnspirv, which it must accept.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
-from rocm_spirv.migrate.cmake_checks.arch_lists import user_input
+from rocm_spirv.migrate.cmake_checks.arch_lists import toolchain_copy, user_input
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.hip_targets import RSM120
 from rocm_spirv.migrate.cmake_checks.topic import Topic
@@ -55,7 +55,7 @@ def properties(file: Analyzer, cmd: Command) -> None:
     for t in targets:
         file.property_targets.setdefault(t, cmd)
     copied = [m.group(1) for a in archs if (m := REF.match(a))]
-    if archs and len(copied) == len(archs) and set(copied) <= set(TOOLCHAIN_LISTS):
+    if archs and len(copied) == len(archs) and (set(copied) <= set(TOOLCHAIN_LISTS) or toolchain_copy(file, copied)):
         # HIP_ARCHITECTURES "${CMAKE_HIP_ARCHITECTURES}": the target list the toolchain sets, copied; its
         # origin is the construct (an RSM101 where the project sets it). A project's own list
         # (`${HIP_ARCHITECTURES}`, `${GPU_ARCHS}`) is no toolchain's: the property pins the target to it.
