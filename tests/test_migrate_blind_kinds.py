@@ -2193,3 +2193,21 @@ def test_cuda_arch_numbers_and_file_scope_data_asm_are_not_amd(tmp_path: Path) -
                  '__device__ inline void w() { asm volatile("s_waitcnt vmcnt(0)"); }\n'})
     assert lines(r, "CMakeLists.txt") == {5: "RSM101"}
     assert lines(r, "a.hpp") == {5: "RSM204"}
+
+
+# --- kinds blind batches 63 (lc-framework, rocm-cmake, rwkv-lm-v7), 64 (ccglib, nwqsim, conv-asm) and 65
+# (mfma-course, pyhip, cudapeak) showed; they are no longer held out ---------------------------------------------
+
+def test_env_arch_branches_and_multiline_asm_labels(tmp_path: Path) -> None:
+    """NWQ-Sim: `if("$ENV{MY_HIP_ARCH}" MATCHES "gfx908|gfx90a")` branches on an arch setting from the environment
+    (RSM106); `$ENV{HOME}` is no arch setting. pyhip: a declaration over several lines bound to
+    llvm.amdgcn.raw.buffer.load.lds and called is RSM205."""
+    r = found(tmp_path, {
+        "CMakeLists.txt": 'cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n'
+                          'if("$ENV{MY_HIP_ARCH}" MATCHES "gfx908|gfx90a")\n  add_compile_definitions(MC=1)\nendif()\n'
+                          'if("$ENV{HOME}" MATCHES "gfx908")\nendif()\n',
+        "k.hip": "#include <hip/hip_runtime.h>\n__device__ void load_lds(int x,\n"
+                 '                         int y) __asm("llvm.amdgcn.raw.buffer.load.lds");\n'
+                 "__global__ void k() { load_lds(1, 2); }\n"})
+    assert lines(r, "CMakeLists.txt") == {3: "RSM106"}
+    assert lines(r, "k.hip") == {3: "RSM205"}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.allow_lists import RSM108
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command
-from rocm_spirv.migrate.cmake_words import ALLOW_NAME, GFX_LOOSE, GUARD_VAR, TARGET_VARS, arg_names
+from rocm_spirv.migrate.cmake_words import ALLOW_NAME, GFX_LOOSE, GUARD_VAR, TARGET_VARS, arg_names, env_names
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 if TYPE_CHECKING:
@@ -55,6 +55,8 @@ def condition(file: Analyzer, cmd: Command) -> None:
     # a project's own arch option (PROJ_AMD_ARCH, MY_GPU_ARCHS), tested against gfx names below; in a
     # function body its parameters too (`${arch} MATCHES "gfx90[a-z0-9]+"` in a helper a per-arch loop calls)
     targets = (names & arch) | {n for n in names if ARCH_OPTION.search(n)} | (names & file.function_params())
+    # `if("$ENV{MY_HIP_ARCH}" MATCHES "gfx908|gfx90a")` (NWQ-Sim): an arch setting read from the environment
+    targets |= {f"ENV{{{n}}}" for n in env_names(cmd) if ARCH_OPTION.search(n) or n in arch}
     targets |= _entries_of_arch_lists(file, cmd, names - targets, arch)
     allow = {n for n in names if ALLOW_NAME.search(n) and n not in TARGET_VARS}
     if "IN_LIST" in upper and allow and (targets or allow & file.arch_lists):

@@ -291,6 +291,12 @@ def asm_label_intrinsics(scan: SourceScan) -> None:
         return
     builtin = FEATURE_BUILTIN.fullmatch("__builtin_amdgcn_" + m.group(1).replace(".", "_"))
     declared = DECLARED.search(scan.line)
+    if declared is None:
+        # a declaration over several lines (one parameter per line, then `) __asm("llvm.amdgcn.…");`): its
+        # name is on an earlier line, after the statement before it
+        head = " ".join(scan.lines[max(0, scan.idx - 16): scan.idx])
+        head = head[max(head.rfind(";"), head.rfind("}")) + 1:] + " " + scan.line
+        declared = DECLARED.search(head)
     if builtin is None or declared is None or every_target(scan, builtin):
         return
     name = declared.group(1)
