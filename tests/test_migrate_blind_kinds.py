@@ -2211,3 +2211,24 @@ def test_env_arch_branches_and_multiline_asm_labels(tmp_path: Path) -> None:
                  "__global__ void k() { load_lds(1, 2); }\n"})
     assert lines(r, "CMakeLists.txt") == {3: "RSM106"}
     assert lines(r, "k.hip") == {3: "RSM205"}
+
+
+# --- kinds blind batches 67 (vlasiator, hashinator, simulateqcd) and 68 (mgard-x, proteus, ectrans) showed; they
+# are no longer held out ------------------------------------------------------------------------------------------
+
+def test_a_wave_size_elif_after_a_dead_branch_and_printed_or_toolchain_flags(tmp_path: Path) -> None:
+    """hashinator: `#ifdef __NVCC__` … `#elif (__HIP__ && __AMDGCN_WAVEFRONT_SIZE)` — the device pass reads the
+    #elif, so its wave-size test is RSM202 as it would be in an #if. ectrans: `ecbuild_info("… ${CMAKE_HIP_
+    ARCHITECTURES}")` prints the list; `set(_flags "${_flags} --offload-arch=${CMAKE_HIP_ARCHITECTURES}")` handed to
+    set_source_files_properties(… COMPILE_FLAGS) follows the toolchain's list (handled)."""
+    r = found(tmp_path, {
+        "defaults.h": "#pragma once\n#ifdef __NVCC__\nconstexpr int WARPSIZE = 32;\n#elif (__HIP__ && "
+                      "__AMDGCN_WAVEFRONT_SIZE)\nconstexpr int WARPSIZE = __AMDGCN_WAVEFRONT_SIZE;\n#else\n"
+                      '#error "Warp size not known"\n#endif\n',
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n"
+                          'ecbuild_info("HIP target architecture: ${CMAKE_HIP_ARCHITECTURES}")\n'
+                          'set(_flags "-x hip --offload-arch=${CMAKE_HIP_ARCHITECTURES}")\n'
+                          'set_source_files_properties(k.cpp PROPERTIES COMPILE_FLAGS "${_flags}")\n'})
+    assert lines(r, "defaults.h") == {4: "RSM202"}
+    assert lines(r, "CMakeLists.txt") == {4: "RSM103"}
+    assert all(f.handled for f in scan(tmp_path).result.findings if f.path == "CMakeLists.txt")

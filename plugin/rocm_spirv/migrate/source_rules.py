@@ -379,9 +379,14 @@ class SourceScan:
         if stack and not stack[-1].code and not (pm or ERROR_DIRECTIVE.match(full)):
             for g in stack:  # code in a nested chain is code of every chain around it
                 g.code = True
+        # An #elif is read whenever its chain gets that far: after a dead first branch (`#ifdef __CUDA_ARCH__`) its
+        # own test (`#elif defined(__AMDGCN_WAVEFRONT_SIZE)`) is still what the device pass evaluates
+        reached = stack[-1].parent_live and stack[-1].taken != 1 if stack and d.word.startswith("elif") else None
         step = STEPS.get(d.word)
         if step is not None:
             step(self, d)
+        if reached is not None:
+            self.live = reached
         for hook in DIRECTIVE_HOOKS:
             hook(self, d)
 

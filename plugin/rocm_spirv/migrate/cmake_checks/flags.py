@@ -72,6 +72,8 @@ def _words(file: Analyzer, cmd: Command) -> list[str]:
 
 # `--offload-arch=${GPU_TARGETS}`: a flag made of a list the toolchain file sets
 COMPILE_OPTIONS = frozenset({"target_compile_options", "add_compile_options"})
+# set_source_files_properties(${srcs} PROPERTIES COMPILE_FLAGS "${_flags}") (ectrans): per-source options
+PROPERTY_COMMANDS = frozenset({"set_source_files_properties", "set_target_properties", "set_property"})
 FLAG_LISTS = frozenset({"set", "list"})  # list(APPEND ROCM_HIPCC_FLAGS --offload-arch=${CMAKE_HIP_ARCHITECTURES})
 VARIABLE_FLAG = re.compile(r"--offload-arch=\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 OF_VARIABLE = re.compile(r"[^=]+=\$\{([A-Za-z0-9_]+)\}")  # an arch flag of one variable: -mcpu=${arch}
@@ -203,7 +205,8 @@ def flags(file: Analyzer, cmd: Command) -> None:
         fix = (f"keep it out of {values[0]} under SPIR-V (--apply guards a set() that only adds arch flags): "
                "retargeting strips target options, not a directory's flags")
     lists = [m.group(1) for a in arch if (m := TOOLCHAIN_FLAG.fullmatch(a))]
-    if arch and not mcpu and len(lists) == len(arch) and (cmd.name in COMPILE_OPTIONS or cmd.name in FLAG_LISTS):
+    if arch and not mcpu and len(lists) == len(arch) and (cmd.name in COMPILE_OPTIONS or cmd.name in FLAG_LISTS or
+                                                          cmd.name in PROPERTY_COMMANDS):
         # target_compile_options(lib PRIVATE --offload-arch=${CMAKE_HIP_ARCHITECTURES}): the flag follows the list
         # the toolchain file sets, amdgcnspirv under SPIR-V; no arch of the project's. A custom command's
         # `hipcc --genco --offload-arch=${GPU_TARGETS}` makes code objects, which amdgcnspirv is not: reported.

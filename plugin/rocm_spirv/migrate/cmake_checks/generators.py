@@ -31,8 +31,9 @@ GENERATOR_ARCH_INPUT = re.compile(r"(?i)(?:tensile(?:lite)?|ck|composable_kernel
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
 
-# A project command that prints (block_print, print_status, log_summary): what it gets is shown, not generated.
-PRINTER = re.compile(r"(?i)print|message|log|status|summary|banner|echo|display")
+# A project command that prints (block_print, print_status, log_summary, ecbuild_info): what it gets is shown, not
+# generated.
+PRINTER = re.compile(r"(?i)print|message|log|status|summary|banner|echo|display|info|warn|debug|notice")
 
 RSM109 = Rule("RSM109", "kernel-generator", W, "the target list is handed to a kernel generator",
               "Generators invoked per arch (Tensile, CK, custom scripts) emit native objects, not SPIR-V.",
