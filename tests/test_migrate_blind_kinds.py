@@ -2232,3 +2232,21 @@ def test_a_wave_size_elif_after_a_dead_branch_and_printed_or_toolchain_flags(tmp
     assert lines(r, "defaults.h") == {4: "RSM202"}
     assert lines(r, "CMakeLists.txt") == {4: "RSM103"}
     assert all(f.handled for f in scan(tmp_path).result.findings if f.path == "CMakeLists.txt")
+
+
+# --- kinds blind batch 66 (gemmul8, bm3dcuda, vship) showed; it is no longer held out ------------------------------
+
+def test_make_detection_feeding_a_flag_and_launch_bounds_picked_by_arch(tmp_path: Path) -> None:
+    """gemmul8: `GPU_ARCH := $(shell amd-smi static --asic --csv | grep -o 'gfx[0-9]\\+')` feeding
+    `--offload-arch=$(GPU_ARCH)`: the flag builds for the build machine's GPU (RSM302 there, not at the
+    assignment). bm3dcuda: an arch chain whose branches are a kernel's `__launch_bounds__(…)` picks one value: one
+    RSM207 where it opens, its #elif no second finding."""
+    r = found(tmp_path, {
+        "Makefile": "GPU_ARCH ?= auto\nifeq ($(GPU_ARCH),auto)\n"
+                    "GPU_ARCH := $(shell amd-smi static --asic --csv | grep -o 'gfx[0-9]\\+' | head -n 1)\nendif\n"
+                    "ARCH := --offload-arch=$(GPU_ARCH)\nall:\n\thipcc $(ARCH) k.hip\n",
+        "k.hip": "#include <hip/hip_runtime.h>\ntemplate <bool t>\n__global__\n#if defined(__gfx1030__)\n"
+                 "__launch_bounds__(32, 8)\n#elif defined(__gfx1100__)\n__launch_bounds__(32, 10)\n#else\n"
+                 "__launch_bounds__(32)\n#endif\nvoid k(float* p) { p[0] = 1; }\n"})
+    assert lines(r, "Makefile") == {5: "RSM302"}
+    assert lines(r, "k.hip") == {4: "RSM207"}

@@ -17,7 +17,7 @@ TARGET_VARS = frozenset({
 })
 ENV_VARS = frozenset({"PYTORCH_ROCM_ARCH", "HCC_AMDGPU_TARGET", "GPU_TARGETS", "AMDGPU_TARGETS", "HIP_ARCHITECTURES"})
 # The tools that print the build machine's GPUs: a list taken from their output is that machine's
-DETECT = re.compile(r"\b(?:amdgpu-arch|amdgpu-offload-arch|rocm_agent_enumerator|rocminfo)\b")
+DETECT = re.compile(r"\b(?:amdgpu-arch|amdgpu-offload-arch|rocm_agent_enumerator|rocminfo|amd-smi)\b")
 FINDHIP_LIST = "HCC_AMDGPU_TARGET"  # FindHIP's own list: its module and hip_add_* are RSM110's (findhip.py)
 # A target id (offload.TARGET_ID: gfx942, gfx90a:xnack+, gfx9-4-generic) standing alone in a word; with a
 # file extension after it (`gfx942.kdb.bz2`, a prebuilt database named per GPU) it is a file name, like k_gfx90a.co.

@@ -155,7 +155,10 @@ def analyze(path: str, text: str) -> FileReport:
             items = [i for i in re.split(r"[\s;,]+", value) if i]
             gfx = [i for i in items if GFX.search(i)]
             names_only = all(ARCH_ITEM.match(i) for i in items)
-            if not gfx and var in MAKE_LIST_VARS and (tool := DETECT.search(value)) is not None:
+            # `GPU_ARCH := $(shell amd-smi … | grep -o gfx…)` feeding `--offload-arch=$(GPU_ARCH)` here: the flag is
+            # where the build machine's GPU becomes the target (RSM302 there, as for any detected variable)
+            fed = re.search(rf"--offload-arch=\$[({{]{re.escape(var)}[)}}]", text) is not None
+            if not gfx and var in MAKE_LIST_VARS and not fed and (tool := DETECT.search(value)) is not None:
                 lists.add(var)
                 add(_finding(path, RSM301, line, 1, f"{var} {op} the GPUs of the build machine "
                              f"({tool.group(0)}): native targets", f"build with `make "

@@ -83,15 +83,24 @@ def arch_finding(path: str, no: int, cond: str, full: str, snippet: str, conds: 
                    snippet, conds)
 
 
+# `#if defined(__gfx1030__) …` / `__launch_bounds__(32, 8)` / `#elif …` / `__launch_bounds__(32, 10)` between a
+# kernel's `__global__` and its name (bm3dcuda): the chain picks one value, the kernel's launch bounds
+LAUNCH_BOUNDS = re.compile(r"^\s*(__launch_bounds__)\s*\([^()]*\)\s*$")
+
+
 def enum_helper(path: str, no: int, line: str, snippet: str, stack: Sized, reported: set[int],
                 conds: tuple[str, ...], alone: bool = True) -> Finding | None:
     """A `return <constant>` inside an arch #if chain, once per chain level; an enumerator assigned only where it
     is its branch's one statement (alone): beside assembly in a branch that picks code it is part of that code."""
     m = RETURN_VALUE.search(line) or CONSTANT_DEF.search(line)
     assigned = ENUM_ASSIGN.match(line) if m is None and alone else None
-    if (m or assigned) is None or len(stack) in reported:
+    bounds = LAUNCH_BOUNDS.match(line) if m is None and assigned is None and alone else None
+    if (m or assigned or bounds) is None or len(stack) in reported:
         return None
     reported.add(len(stack))
+    if bounds is not None:
+        return finding(RSM207, path, no, bounds.start(1) + 1, "__launch_bounds__ chosen by an arch #if; under SPIR-V "
+                       "only the fallback is compiled", ENUM_FIX, snippet, conds)
     if assigned is not None:
         return finding(RSM207, path, no, assigned.start("name") + 1, f"assigns {assigned.group('name')} a value "
                        "chosen by an arch #if; under SPIR-V only the fallback is compiled", ENUM_FIX, snippet, conds)
