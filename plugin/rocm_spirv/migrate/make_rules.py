@@ -102,7 +102,8 @@ def _detected(lines: list[_Line]) -> set[str]:
         m = None if line.recipe else ASSIGN.match(line.text.strip())
         if m is not None:
             values[m.group("var")] = values.get(m.group("var"), "") + " " + m.group("value")
-    found = {v for v, value in values.items() if DETECT.search(value)}
+    # `HIP_ARCH ?= native` (openlb): clang's own detection of the build machine's GPU, as a variable's only value
+    found = {v for v, value in values.items() if DETECT.search(value) or value.split() == ["native"]}
     while True:
         more = {v for v, value in values.items() if v not in found
                 and {r.group("name") for r in REF.finditer(value)} & found}

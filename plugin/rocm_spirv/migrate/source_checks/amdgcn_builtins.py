@@ -37,12 +37,16 @@ FEATURE_BUILTIN = re.compile(
     r"|permlane\w+|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
     # buffer loads straight into LDS need vmem-to-lds-load-insts (GFX9 only; clang 22 rejects them for gfx1100)
     r"|(?:raw|struct)_(?:ptr_)?buffer_load_lds"
-    rf"|cvt_pk_(?!(?:{'|'.join(EVERY_TARGET_CVT_PK)})\b)\w+|s_sleep_var|ballot_w64|ballot_w32"
-    # GFX6-GFX10.3 only (no s_memtime/s_memrealtime on GFX11+), GFX6-GFX9 only (buffer_wbinvl1)
-    r"|s_memtime|s_memrealtime|buffer_wbinvl1\w*"
+    rf"|cvt_pk_(?!(?:{'|'.join(EVERY_TARGET_CVT_PK)})\b)\w+|s_sleep_var|ballot_w32"
+    # GFX6-GFX10.3 only (no s_memtime/s_memrealtime on GFX11+), GFX6-GFX9 only (buffer_wbinvl1); the scalar
+    # cache write-back s_dcache_wb: clang 22's backend cannot select it for gfx1030, gfx1100 or gfx1201 (checked;
+    # s_dcache_inv it selects everywhere)
+    r"|s_memtime|s_memrealtime|buffer_wbinvl1\w*|s_dcache_wb\w*"
     # s_waitcnt's immediate packs vmcnt/lgkmcnt differently on GFX9, GFX10/11 and GFX12; s_getreg's hardware
     # registers differ by generation (HW_ID up to GFX9, HW_ID1/HW_ID2 from GFX10)
-    r"|s_waitcnt|s_getreg)\b")
+    r"|s_waitcnt|s_getreg"
+    # BVH ray intersection needs gfx10-insts (clang 22 rejects it for gfx90a and gfx942, checked)
+    r"|image_bvh\w*)\b")
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_(\w+)\s*\)")
 # DPP controls that every target with DPP accepts (GFX8 on: all that ROCm and the SPIR-V JIT serve), checked
 # with LLVM 22's backend on gfx908, gfx942, gfx1100 and gfx1201: quad_perm (0x00-0xFF), row_shl, row_shr and
@@ -311,5 +315,22 @@ def asm_label_intrinsics(scan: SourceScan) -> None:
 BUILTIN_TESTS = SourceTopic(rules=(RSM206,), directive=tests_in_directive, line=tests_in_code,
                             wanted=lambda scan: scan.can[HAS_BUILTIN])
 # guards matter only to feature builtins: the hook runs where the pattern matches somewhere (SourceScan.feature)
-FEATURE_GUARDS = SourceTopic(rules=(RSM205,), line=guarded_builtins, wanted=lambda scan: scan.feature)
+def builtins_in_define(scan: SourceScan, d: Directive) -> None:
+    """A feature builtin in a #define body (cdna4-sim's `#define PROBE(…) … __builtin_amdgcn_global_load_lds(…)`,
+    expanded by its kernels): one finding at the body line that holds it, unless an arch branch or a
+    __has_builtin test still undecided holds the #define. DPP controls and s_getreg registers are read from
+    the call site, which a macro's parameters hide: not judged here."""
+    if not (scan.live and scan.feature and d.name) or any((g.arch and g.unknown) or g.builtin_test
+                                                           for g in scan.stack):
+        return
+    for i in range(scan.idx, min(scan.skip_to, len(scan.lines) - 1) + 1):
+        for m in FEATURE_BUILTIN.finditer(scan.lines[i]):
+            if m.group(1) in ("mov_dpp", "update_dpp", "s_getreg") or m.group(0) in scan.report.defines:
+                continue
+            snippet = scan.raw_lines[i] if i < len(scan.raw_lines) else scan.lines[i]
+            scan.add(unguarded(scan.path, i + 1, m, snippet, scan.conds))
+
+
+FEATURE_GUARDS = SourceTopic(rules=(RSM205,), defined=builtins_in_define, line=guarded_builtins,
+                             wanted=lambda scan: scan.feature)
 ASM_LABELS = SourceTopic(rules=(RSM205,), line=asm_label_intrinsics, wanted=lambda scan: "llvm.amdgcn." in scan.text)
