@@ -2259,14 +2259,14 @@ def test_builtins_in_macro_bodies_target_only_builtins_and_a_native_make_default
     """cdna4-sim: a feature builtin in a #define body its kernels expand is RSM205 at that body line.
     portableRT's BVH ray intersection (gfx10-insts) and dyninst's s_dcache_wb (no gfx10.3+ backend) are
     target-only; ballot_w64 is not (clang 22 compiles it for gfx90a, gfx1100 and gfx1201), ballot_w32 is
-    (wavefrontsize32). openlb: `HIP_ARCH ?= native` fed to `--offload-arch=$(HIP_ARCH)` builds for the build
-    machine's GPU (RSM302 at the flag)."""
+    (wavefrontsize32). openlb: `HIP_ARCH ?= native`, then `HIP_ARCH := $(strip $(HIP_ARCH))`, fed to
+    `--offload-arch=$(HIP_ARCH)` builds for the build machine's GPU (RSM302 at the flag)."""
     r = found(tmp_path, {
         "k.hip": "#include <hip/hip_runtime.h>\n#define EPILOGUE() \\\n  __builtin_amdgcn_s_waitcnt(0)\n"
                  "__global__ void k(unsigned long long* o, int x) {\n  EPILOGUE();\n"
                  "  o[0] = __builtin_amdgcn_ballot_w64(x > 0);\n  o[1] = __builtin_amdgcn_ballot_w32(x > 0);\n"
                  "  __builtin_amdgcn_s_dcache_wb();\n}\n",
-        "Makefile": "HIP_ARCH ?= native\nHIP_CXXFLAGS += --offload-arch=$(HIP_ARCH)\n"
-                    "all:\n\thipcc $(HIP_CXXFLAGS) k.hip\n"})
+        "Makefile": "HIP_ARCH ?= native\nHIP_ARCH := $(strip $(HIP_ARCH))\n"
+                    "HIP_CXXFLAGS += --offload-arch=$(HIP_ARCH)\nall:\n\thipcc $(HIP_CXXFLAGS) k.hip\n"})
     assert lines(r, "k.hip") == {3: "RSM205", 7: "RSM205", 8: "RSM205"}
-    assert lines(r, "Makefile") == {2: "RSM302"}
+    assert lines(r, "Makefile") == {3: "RSM302"}

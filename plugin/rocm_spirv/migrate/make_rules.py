@@ -101,7 +101,11 @@ def _detected(lines: list[_Line]) -> set[str]:
     for line in lines:
         m = None if line.recipe else ASSIGN.match(line.text.strip())
         if m is not None:
-            values[m.group("var")] = values.get(m.group("var"), "") + " " + m.group("value")
+            var, value = m.group("var"), m.group("value").strip()
+            own = rf"\$[({{]{re.escape(var)}[)}}]"
+            if re.fullmatch(rf"\$[({{]strip\s+{own}[)}}]|{own}", value):
+                continue  # `HIP_ARCH := $(strip $(HIP_ARCH))` (openlb): the value it had, reformatted
+            values[var] = values.get(var, "") + " " + value
     # `HIP_ARCH ?= native` (openlb): clang's own detection of the build machine's GPU, as a variable's only value
     found = {v for v, value in values.items() if DETECT.search(value) or value.split() == ["native"]}
     while True:
