@@ -2270,3 +2270,18 @@ def test_builtins_in_macro_bodies_target_only_builtins_and_a_native_make_default
                     "HIP_CXXFLAGS += --offload-arch=$(HIP_ARCH)\nall:\n\thipcc $(HIP_CXXFLAGS) k.hip\n"})
     assert lines(r, "k.hip") == {3: "RSM205", 7: "RSM205", 8: "RSM205"}
     assert lines(r, "Makefile") == {3: "RSM302"}
+
+
+# --- kinds blind batch 72 (hiprand, hip-headers, rocminfo) showed; it is no longer held out ------------------------
+
+def test_an_all_sentinel_cache_default_names_no_gpu(tmp_path: Path) -> None:
+    """hipRAND, rocRAND: `set(GPU_TARGETS "all" CACHE STRING …)` is a sentinel naming no GPU, a cache default the
+    toolchain file's value wins over; the default list the project makes of it (rocm_check_target_ids over a
+    hard-coded list, under `if(GPU_TARGETS STREQUAL "all")`) is the construct. `CACHE INTERNAL` forces: still
+    reported."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n"
+        'if(NOT DEFINED AMDGPU_TARGETS)\n  set(GPU_TARGETS "all" CACHE STRING "GPU architectures")\nendif()\n'
+        'set(HIP_ARCHITECTURES "all" CACHE INTERNAL "")\n')
+    got = {(f.line, f.rule.id) for f in scan(tmp_path).result.findings if not f.handled}
+    assert got == {(6, "RSM101")}

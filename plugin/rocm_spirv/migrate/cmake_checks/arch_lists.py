@@ -363,6 +363,10 @@ def set_command(file: Analyzer, cmd: Command) -> None:
     if var in TARGET_VARS:
         if items and all(i.lower() == SPIRV_TARGET for i in items):
             return
+        if items and all(i.lower() == "all" for i in items) and cache and not force and "INTERNAL" not in values:
+            # set(GPU_TARGETS "all" CACHE STRING …) (rocRAND, hipRAND): a sentinel naming no GPU, as a cache
+            # default the toolchain file's value wins over; the list the project makes of it is the construct
+            return
         numbers = [i for i in items if i != f"${{{var}}}"]
         if numbers and all(CUDA_ARCH.fullmatch(i) for i in numbers):
             return  # set(GPU_ARCHS ${GPU_ARCHS} "70-real"): a CUDA backend's sm numbers (hipCOMP), no AMD GPU
