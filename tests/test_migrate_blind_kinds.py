@@ -2285,3 +2285,24 @@ def test_an_all_sentinel_cache_default_names_no_gpu(tmp_path: Path) -> None:
         'set(HIP_ARCHITECTURES "all" CACHE INTERNAL "")\n')
     got = {(f.line, f.rule.id) for f in scan(tmp_path).result.findings if not f.handled}
     assert got == {(6, "RSM101")}
+
+
+# --- kinds blind batch 73 (lucebox, booth, drtk) showed; it is no longer held out --------------------------------
+
+def test_properties_copying_a_toolchain_skipped_default_and_error_only_wave_tests(tmp_path: Path) -> None:
+    """lucebox: `_dflash_archs` is the user's option, else AMDGPU_TARGETS, else "gfx1151" (RSM101, a default the
+    toolchain file's lists skip); HIP_ARCHITECTURES "${_dflash_archs}" on each target then follows the toolchain's
+    list (handled). A list set to gfx names where the toolchain's lists run pins its targets (RSM102). A wave-size
+    test whose chain holds only #error is inert, as an arch chain of #error is."""
+    r = found(tmp_path, {
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+                          'if(P_ARCHS)\n  set(_a "${P_ARCHS}")\nelseif(AMDGPU_TARGETS)\n  set(_a "${AMDGPU_TARGETS}")\n'
+                          'else()\n  set(_a "gfx1151")\nendif()\nadd_library(k k.hip)\n'
+                          'set_target_properties(k PROPERTIES HIP_ARCHITECTURES "${_a}")\nset(MMA gfx90a gfx942)\n'
+                          'add_library(m m.hip)\nset_target_properties(m PROPERTIES HIP_ARCHITECTURES "${MMA}")\n',
+        "k.hip": "#if defined(__AMDGCN_WAVEFRONT_SIZE__) && (__AMDGCN_WAVEFRONT_SIZE__ != 32)\n"
+                 '#  error "needs wave32"\n#endif\n__global__ void k() {}\n'})
+    assert lines(r, "CMakeLists.txt") == {8: "RSM101", 10: "RSM120", 11: "RSM102", 12: "RSM101", 14: "RSM102"}
+    assert {(f.line, f.handled) for f in scan(tmp_path).result.findings if f.rule.id == "RSM102"} == {
+        (11, True), (14, False)}
+    assert lines(r, "k.hip") == {}

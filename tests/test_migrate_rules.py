@@ -475,8 +475,8 @@ def test_wavefront_fallback_define_is_the_one_finding(tmp_path: Path) -> None:
     assert [(f.path, f.line, f.rule.id) for f in found] == [("types.hpp", 2, "RSM202")]
     assert "as 64" in found[0].message
     (tmp_path / "types.hpp").unlink()  # without the fallback each use (one per #if chain) is reported
-    (tmp_path / "chain.hpp").write_text("#if __AMDGCN_WAVEFRONT_SIZE == 32\n"
-                                        "#elif __AMDGCN_WAVEFRONT_SIZE == 64\n#endif\n")
+    (tmp_path / "chain.hpp").write_text("#if __AMDGCN_WAVEFRONT_SIZE == 32\nusing m = unsigned;\n"
+                                        "#elif __AMDGCN_WAVEFRONT_SIZE == 64\nusing m = unsigned long;\n#endif\n")
     assert [(f.path, f.line) for f in scan(tmp_path).result.findings] == [("chain.hpp", 1), ("warp.hpp", 1)]
 
 

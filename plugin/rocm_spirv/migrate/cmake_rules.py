@@ -152,6 +152,9 @@ class Analyzer:
         # list of gfx names): the position of that output among the call's arguments
         self.fn_arch_outputs: dict[str, int] = {}
         self.literal_lists: set[str] = set()  # variables whose set() of gfx names is reported (RSM101)
+        # those of them set to gfx names only in a branch the toolchain file's lists skip (a default's else())
+        self.toolchain_dead_lists: set[str] = set()
+        self.live_literal_lists: set[str] = set()  # … and those set to gfx names where the toolchain's lists run
 
     # -- helpers ---------------------------------------------------------------------------
     def target(self, raw: str) -> str:

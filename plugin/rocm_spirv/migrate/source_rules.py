@@ -168,6 +168,7 @@ class Group:
     # macros a branch #defines to 0 or 1 (a flag): a flag in two branches is a derived macro, not a value chain
     flag_defines: set[str] = field(default_factory=set)
     wave: bool = False  # the chain's test of the wavefront macro is reported
+    wave_finding: int | None = None  # index of that finding when a directive of the chain made it
     line: int = 0  # the current branch's directive: where a finding about its condition goes
     col: int = 1  # of its `#`
     snippet: str = ""

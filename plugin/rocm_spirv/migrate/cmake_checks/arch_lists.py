@@ -433,6 +433,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
                      Redirect.BUILD_FILE)
         else:
             file.literal_lists.add(var)
+            # a list set to gfx names only where the toolchain file's lists skip; one live set of them pins it
+            (file.toolchain_dead_lists if file.toolchain_dead() else file.live_literal_lists).add(var)
             file.add(RSM101, cmd, f"{var} holds arch names ({', '.join(gfx_items[:6])})",
                      "check where it is passed; under SPIR-V the list is amdgcnspirv", Redirect.BUILD_FILE)
 

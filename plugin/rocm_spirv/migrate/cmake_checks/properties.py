@@ -72,6 +72,14 @@ def properties(file: Analyzer, cmd: Command) -> None:
                  "which this file never sets: the user's -D list, or another file's (reported where it is set)",
                  f"configure with -D{user[0]}=amdgcnspirv under SPIR-V", Redirect.USER_VARIABLE, handled=True)
         return
+    if archs and len(copied) == len(archs) and set(copied) <= file.toolchain_dead_lists - file.live_literal_lists:
+        # lucebox: HIP_ARCHITECTURES "${_dflash_archs}" on each target, a list whose gfx names are set only in a
+        # branch the toolchain file's lists skip (`else()` of the user's and AMDGPU_TARGETS' branches): under
+        # SPIR-V it holds the toolchain's list. The gfx default is reported where it is set.
+        file.add(RSM102, cmd, f"HIP_ARCHITECTURES of {', '.join(targets) or 'a target'} copies "
+                 f"{', '.join(copied)}, whose gfx names are set only where the toolchain file's lists skip",
+                 "nothing to do: it follows the target list", Redirect.TOOLCHAIN, handled=True)
+        return
     for t in targets:
         file.target_findings.setdefault(len(file.report.findings), set()).add(t)
     file.add(RSM102, cmd, f"HIP_ARCHITECTURES of {', '.join(targets) or 'a target'} set to "

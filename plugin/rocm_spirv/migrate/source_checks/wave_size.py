@@ -15,7 +15,7 @@ from rocm_spirv.migrate.source_checks.library_macros import WAVE_SIZE_NAMES
 from rocm_spirv.migrate.source_checks.topic import CONDITIONALS, SourceTopic, finding
 
 if TYPE_CHECKING:
-    from rocm_spirv.migrate.source_rules import Directive, SourceScan
+    from rocm_spirv.migrate.source_rules import Directive, Group, SourceScan
 
 RSM202 = Rule("RSM202", "wavefront-size-macro", E, "__AMDGCN_WAVEFRONT_SIZE is used",
               "The wavefront size is not known when SPIR-V is generated; the macro is undefined.",
@@ -191,7 +191,17 @@ def wave_in_directive(scan: SourceScan, d: Directive) -> None:
     elif wm and not macro and not (conditional and FALLBACK_GUARD.match(d.cond)) and not (stack and stack[-1].wave):
         if conditional and word not in ("endif", "else"):
             stack[-1].wave = True
+            stack[-1].wave_finding = len(scan.report.findings)
         scan.add(wave_use(scan.path, scan.no, wm, scan.snippet, scan.conds))
+
+
+def wave_chain_closed(scan: SourceScan, g: Group) -> None:
+    """A wave-size test whose chain holds only #error/#warning (lucebox's `#if __AMDGCN_WAVEFRONT_SIZE__ != 32
+    #error …`) rejects a build, as an arch chain of #error does: inert under SPIR-V, where the test is false."""
+    at = g.wave_finding
+    findings = scan.report.findings
+    if at is not None and not g.code and at < len(findings) and findings[at].rule is RSM202:
+        del findings[at]
 
 
 def wave_in_code(scan: SourceScan) -> None:
@@ -298,7 +308,7 @@ def warp_constants(scan: SourceScan) -> None:
         scan.constexpr_fn = None
 
 
-WAVE_USES = SourceTopic(rules=(RSM202,), directive=wave_in_directive, line=wave_in_code)
+WAVE_USES = SourceTopic(rules=(RSM202,), directive=wave_in_directive, line=wave_in_code, closed=wave_chain_closed)
 WARP_ALIASES = SourceTopic(rules=(RSM203,), line=alias_defaults)
 # Without warpSize in the file no constexpr function is followed: none can return it.
 WARP_CONSTANTS = SourceTopic(rules=(RSM203,), line=warp_constants, wanted=lambda scan: scan.can[CONSTEXPR_WARP])
