@@ -151,10 +151,10 @@ class Analyzer:
         # project functions handing back an arch list (`set(${out_var} "${_result}" PARENT_SCOPE)` with _result a
         # list of gfx names): the position of that output among the call's arguments
         self.fn_arch_outputs: dict[str, int] = {}
-        self.literal_lists: set[str] = set()  # variables whose set() of gfx names is reported (RSM101)
-        # those of them set to gfx names only in a branch the toolchain file's lists skip (a default's else())
+        # variables whose set() of gfx names is reported (RSM101), by where: in a branch the toolchain file's lists
+        # skip (a default's else()), or where they run (literal_lists is both)
         self.toolchain_dead_lists: set[str] = set()
-        self.live_literal_lists: set[str] = set()  # … and those set to gfx names where the toolchain's lists run
+        self.live_literal_lists: set[str] = set()
 
     # -- helpers ---------------------------------------------------------------------------
     def target(self, raw: str) -> str:
@@ -186,12 +186,18 @@ class Analyzer:
             self.report.needs[(f.line, f.column)] = ("caller", frozenset({fn}))
         return f
 
+    @property
+    def literal_lists(self) -> set[str]:
+        return self.toolchain_dead_lists | self.live_literal_lists
+
+    def function_block(self) -> Block | None:
+        """The innermost function() or macro() whose body this command is in."""
+        return next((b for b in reversed(self.stack) if b.kind in ("function", "macro")), None)
+
     def function(self) -> str:
         """The function() or macro() whose body this command is in, if any (lower case, as CMake calls it)."""
-        for b in reversed(self.stack):
-            if b.kind in ("function", "macro") and b.cmd.values():
-                return b.cmd.values()[0].lower()
-        return ""
+        b = self.function_block()
+        return b.cmd.values()[0].lower() if b is not None and b.cmd.values() else ""
 
     def per_arch_function(self, name: str) -> list[str]:
         """The chain of calls from function name to one that passes a per-arch flag, or [] if none does."""
@@ -207,10 +213,8 @@ class Analyzer:
         return []
 
     def function_params(self) -> set[str]:
-        for b in reversed(self.stack):
-            if b.kind in ("function", "macro"):
-                return set(b.cmd.values()[1:]) | {"ARGN", "ARGV0", "ARGV1"}
-        return set()
+        b = self.function_block()
+        return set() if b is None else set(b.cmd.values()[1:]) | {"ARGN", "ARGV0", "ARGV1"}
 
     def in_loop_over_targets(self) -> Block | None:
         for b in reversed(self.stack):

@@ -93,6 +93,11 @@ def _finding(path: str, rule: Rule, line: _Line, col: int, message: str, fix: st
     return Finding(rule, path, line.no, col, message, fix, redirect, False, line.text.strip()[:120])
 
 
+def _expansion(var: str) -> str:
+    """A pattern for `$(var)` or `${var}`."""
+    return rf"\$[({{]{re.escape(var)}[)}}]"
+
+
 def _detected(lines: list[_Line]) -> set[str]:
     """Variables holding the build machine's GPU: set from amdgpu-arch/rocm_agent_enumerator output, or from
     such a variable (`ROCM_GPU ?= $(INSTALLED_GPU)` above the `INSTALLED_GPU = $(shell …)` it reads: make
@@ -102,7 +107,7 @@ def _detected(lines: list[_Line]) -> set[str]:
         m = None if line.recipe else ASSIGN.match(line.text.strip())
         if m is not None:
             var, value = m.group("var"), m.group("value").strip()
-            own = rf"\$[({{]{re.escape(var)}[)}}]"
+            own = _expansion(var)
             if re.fullmatch(rf"\$[({{]strip\s+{own}[)}}]|{own}", value):
                 continue  # `HIP_ARCH := $(strip $(HIP_ARCH))` (openlb): the value it had, reformatted
             values[var] = values.get(var, "") + " " + value
@@ -162,7 +167,7 @@ def analyze(path: str, text: str) -> FileReport:
             names_only = all(ARCH_ITEM.match(i) for i in items)
             # `GPU_ARCH := $(shell amd-smi … | grep -o gfx…)` feeding `--offload-arch=$(GPU_ARCH)` here: the flag is
             # where the build machine's GPU becomes the target (RSM302 there, as for any detected variable)
-            fed = re.search(rf"--offload-arch=\$[({{]{re.escape(var)}[)}}]", text) is not None
+            fed = re.search(rf"--offload-arch={_expansion(var)}", text) is not None
             if not gfx and var in MAKE_LIST_VARS and not fed and (tool := DETECT.search(value)) is not None:
                 lists.add(var)
                 add(_finding(path, RSM301, line, 1, f"{var} {op} the GPUs of the build machine "

@@ -344,7 +344,9 @@ def set_command(file: Analyzer, cmd: Command) -> None:
                 and all(_listed_in_function(file, c, cmd) for c in copied):
             # function(default_archs out_var) … set(${out_var} "${_result}" PARENT_SCOPE): a call's output is
             # a copy of the list too
-            file.fn_arch_outputs[file.function()] = _param_index(file, out.group(1))
+            block = file.function_block()
+            assert block is not None  # out names one of its parameters
+            file.fn_arch_outputs[file.function()] = block.cmd.values()[1:].index(out.group(1))
         return  # a copy of a list: the list's origin is the finding
     if gfx_items and var not in TARGET_VARS:
         file.arch_lists.add(var)
@@ -432,7 +434,6 @@ def set_command(file: Analyzer, cmd: Command) -> None:
                      "not in it", "add amdgcnspirv to the list, or skip the check under SPIR-V",
                      Redirect.BUILD_FILE)
         else:
-            file.literal_lists.add(var)
             # a list set to gfx names only where the toolchain file's lists skip; one live set of them pins it
             (file.toolchain_dead_lists if file.toolchain_dead() else file.live_literal_lists).add(var)
             file.add(RSM101, cmd, f"{var} holds arch names ({', '.join(gfx_items[:6])})",
@@ -443,9 +444,10 @@ def _listed_in_function(file: Analyzer, name: str, cmd: Command) -> bool:
     """Whether every set() of name in the function() around cmd, before it, gives it gfx names or lists of them
     (and one does): `set(_result "${_required_archs}")`. The file's arch lists are not scoped, so a `_result`
     another function sets to a path must not make this one's output an arch list."""
-    start = next((b.cmd.start for b in reversed(file.stack) if b.kind in ("function", "macro")), None)
-    if start is None:
+    block = file.function_block()
+    if block is None:
         return False
+    start = block.cmd.start
     found = False
     entries: set[str] = set()  # foreach(_arch IN LISTS _optional_archs): an entry of a gfx list
     for c in file.commands:
@@ -474,14 +476,6 @@ def _listed_in_function(file: Analyzer, name: str, cmd: Command) -> bool:
             return False
         found = True
     return found
-
-
-def _param_index(file: Analyzer, name: str) -> int:
-    """The position of parameter name among the arguments of a call of the enclosing function()."""
-    for b in reversed(file.stack):
-        if b.kind in ("function", "macro"):
-            return b.cmd.values()[1:].index(name)
-    return -1
 
 
 def function_output(file: Analyzer, cmd: Command) -> None:

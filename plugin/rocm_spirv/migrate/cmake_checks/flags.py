@@ -38,6 +38,11 @@ RSM105 = Rule("RSM105", "amdgpu-backend-option", W, "-mllvm -amdgpu-* backend op
 CUDA_COMPILE = re.compile(r"^(?:-xcuda|--cuda-path=.*|-D__HIP_PLATFORM_(?:NVIDIA|NVCC)__)$")
 PROBE = re.compile(r"^check_\w*_(?:compiler_flag|source_compiles|source_runs)$")
 
+# string() sub-commands that only read: string(REGEX MATCHALL "--offload-arch=(gfx[0-9a-z]+)" out ${FLAGS})
+# parses flags someone else passes, and what the parsed names feed (an IN_LIST test, a loop) is the construct.
+READ_ONLY_STRING: frozenset[tuple[str, ...]] = frozenset({("REGEX", "MATCH"), ("REGEX", "MATCHALL"), ("FIND",),
+                                                         ("COMPARE",)})
+
 
 def probe_compile(cmd: Command) -> bool:
     """`execute_process(COMMAND hipcc --offload-arch=gfx90a … -o /dev/null RESULT_VARIABLE ok OUTPUT_QUIET
@@ -46,10 +51,6 @@ def probe_compile(cmd: Command) -> bool:
     values = cmd.values()
     return cmd.name == "execute_process" and ("RESULT_VARIABLE" in values or "RESULTS_VARIABLE" in values) and (
         "OUTPUT_QUIET" in values or "ERROR_QUIET" in values or any(v == "/dev/null" for v in values))
-# string() sub-commands that only read: string(REGEX MATCHALL "--offload-arch=(gfx[0-9a-z]+)" out ${FLAGS})
-# parses flags someone else passes, and what the parsed names feed (an IN_LIST test, a loop) is the construct.
-READ_ONLY_STRING: frozenset[tuple[str, ...]] = frozenset({("REGEX", "MATCH"), ("REGEX", "MATCHALL"), ("FIND",),
-                                                         ("COMPARE",)})
 
 
 def _words(file: Analyzer, cmd: Command) -> list[str]:

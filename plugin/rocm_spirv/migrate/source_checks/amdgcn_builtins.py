@@ -314,7 +314,6 @@ def asm_label_intrinsics(scan: SourceScan) -> None:
 
 BUILTIN_TESTS = SourceTopic(rules=(RSM206,), directive=tests_in_directive, line=tests_in_code,
                             wanted=lambda scan: scan.can[HAS_BUILTIN])
-# guards matter only to feature builtins: the hook runs where the pattern matches somewhere (SourceScan.feature)
 def builtins_in_define(scan: SourceScan, d: Directive) -> None:
     """A feature builtin in a #define body (cdna4-sim's `#define PROBE(…) … __builtin_amdgcn_global_load_lds(…)`,
     expanded by its kernels): one finding at the body line that holds it, unless an arch branch or a
@@ -331,6 +330,7 @@ def builtins_in_define(scan: SourceScan, d: Directive) -> None:
             scan.add(unguarded(scan.path, i + 1, m, snippet, scan.conds))
 
 
+# guards matter only to feature builtins: the hooks run where the pattern matches somewhere (SourceScan.feature)
 FEATURE_GUARDS = SourceTopic(rules=(RSM205,), defined=builtins_in_define, line=guarded_builtins,
                              wanted=lambda scan: scan.feature)
 ASM_LABELS = SourceTopic(rules=(RSM205,), line=asm_label_intrinsics, wanted=lambda scan: "llvm.amdgcn." in scan.text)
