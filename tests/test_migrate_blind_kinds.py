@@ -2306,3 +2306,17 @@ def test_properties_copying_a_toolchain_skipped_default_and_error_only_wave_test
     assert {(f.line, f.handled) for f in scan(tmp_path).result.findings if f.rule.id == "RSM102"} == {
         (11, True), (14, False)}
     assert lines(r, "k.hip") == {}
+
+
+# --- kinds blind batch 76 (alphasparse, acg, cusz) showed; it is no longer held out ------------------------------
+
+def test_hygon_dcu_matrix_core_builtins_are_target_only(tmp_path: Path) -> None:
+    """alphasparse: `__builtin_amdgcn_mmac_*` are Hygon DCU matrix-core builtins (gfx928/gfx936) that DTK's clang
+    declares and upstream clang 22 does not know at all: unguarded in a kernel they are RSM205; inside an arch
+    branch they belong to the branch's own finding (RSM201 at the #if)."""
+    r = found(tmp_path, {
+        "k.hip": "#include <hip/hip_runtime.h>\ntypedef float v4f __attribute__((ext_vector_type(4)));\n"
+                 "__global__ void k(v4f* c, float a, float b) {\n"
+                 "  c[0] = __builtin_amdgcn_mmac_f32_16x16x4f32(a, b, c[0]);\n"
+                 "#if defined(__gfx936__)\n  c[1] = __builtin_amdgcn_mmac_f32_16x16x4f32(a, b, c[1]);\n#endif\n}\n"})
+    assert lines(r, "k.hip") == {4: "RSM205", 5: "RSM201"}

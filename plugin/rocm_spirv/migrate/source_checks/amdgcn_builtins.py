@@ -46,7 +46,10 @@ FEATURE_BUILTIN = re.compile(
     # registers differ by generation (HW_ID up to GFX9, HW_ID1/HW_ID2 from GFX10)
     r"|s_waitcnt|s_getreg"
     # BVH ray intersection needs gfx10-insts (clang 22 rejects it for gfx90a and gfx942, checked)
-    r"|image_bvh\w*)\b")
+    r"|image_bvh\w*"
+    # Hygon DCU matrix cores (gfx928/gfx936): DTK's clang declares mmac_*, upstream clang 22 knows none of them,
+    # so an amdgcnspirv compile rejects the call outright
+    r"|mmac_\w+)\b")
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_(\w+)\s*\)")
 # DPP controls that every target with DPP accepts (GFX8 on: all that ROCm and the SPIR-V JIT serve), checked
 # with LLVM 22's backend on gfx908, gfx942, gfx1100 and gfx1201: quad_perm (0x00-0xFF), row_shl, row_shr and
