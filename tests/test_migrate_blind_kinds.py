@@ -2320,3 +2320,17 @@ def test_hygon_dcu_matrix_core_builtins_are_target_only(tmp_path: Path) -> None:
                  "  c[0] = __builtin_amdgcn_mmac_f32_16x16x4f32(a, b, c[0]);\n"
                  "#if defined(__gfx936__)\n  c[1] = __builtin_amdgcn_mmac_f32_16x16x4f32(a, b, c[1]);\n#endif\n}\n"})
     assert lines(r, "k.hip") == {4: "RSM205", 5: "RSM201"}
+
+
+def test_builtins_clang_declares_for_some_gpus_only_are_target_only(tmp_path: Path) -> None:
+    """RSM205's list is clang 22's own (builtin_table.TARGET_ONLY): gfx950's transposing LDS load, GFX12's split
+    barrier and a permlane swap are target-only though no pattern names them; a builtin every GPU has
+    (readfirstlane) is not, and an arch branch still covers what it holds."""
+    r = found(tmp_path, {
+        "k.hip": "#include <hip/hip_runtime.h>\ntypedef short v4s __attribute__((ext_vector_type(4)));\n"
+                 "__global__ void k(v4s* o, __attribute__((address_space(3))) v4s* l, int x) {\n"
+                 "  o[0] = __builtin_amdgcn_ds_read_tr16_b64_v4i16(l);\n"
+                 "  __builtin_amdgcn_s_barrier_signal(-1);\n"
+                 "  o[1][0] = __builtin_amdgcn_readfirstlane(x);\n"
+                 "#if defined(__gfx950__)\n  o[2] = __builtin_amdgcn_ds_read_tr16_b64_v4i16(l);\n#endif\n}\n"})
+    assert lines(r, "k.hip") == {4: "RSM205", 5: "RSM205", 7: "RSM201"}

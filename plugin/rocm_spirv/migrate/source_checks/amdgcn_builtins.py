@@ -10,15 +10,16 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule, W
 from rocm_spirv.migrate.pp import IDENT
-from rocm_spirv.migrate.source_checks.builtin_table import EVERY_TARGET
+from rocm_spirv.migrate.source_checks.builtin_table import EVERY_TARGET, TARGET_ONLY
 from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.source_rules import Directive, SourceScan
 
 RSM205 = Rule("RSM205", "unguarded-feature-builtin", W, "feature-gated __builtin_amdgcn_* without a guard",
-              "MFMA, WMMA, dot and permlane builtins, and DPP with controls some targets lack (row_bcast, wave shifts, "
-              "row_share), exist only on some targets; guard them at JIT time.",
+              "MFMA, WMMA, dot, permlane and every builtin clang declares for only some GPUs, and DPP with controls "
+              "some targets lack (row_bcast, wave shifts, row_share), exist only on some targets; guard them at JIT "
+              "time.",
               example=('k.hip', '__global__ void k(int* o) {\n'
                                 '  o[0] = __builtin_amdgcn_mov_dpp(o[0], 0x142, 15, 15, false);\n}\n'))
 RSM206 = Rule("RSM206", "has-builtin-arch-test", E, "__has_builtin(__builtin_amdgcn_…) used as an arch test",
@@ -49,7 +50,10 @@ FEATURE_BUILTIN = re.compile(
     r"|image_bvh\w*"
     # Hygon DCU matrix cores (gfx928/gfx936): DTK's clang declares mmac_*, upstream clang 22 knows none of them,
     # so an amdgcnspirv compile rejects the call outright
-    r"|mmac_\w+)\b")
+    r"|mmac_\w+"
+    # and every other name clang 22 declares for only some GPUs (builtin_table: its own answer per target),
+    # longest first so a name is never cut at a shorter one's end
+    rf"|{'|'.join(sorted(TARGET_ONLY, key=lambda n: (-len(n), n)))})\b")
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_(\w+)\s*\)")
 # DPP controls that every target with DPP accepts (GFX8 on: all that ROCm and the SPIR-V JIT serve), checked
 # with LLVM 22's backend on gfx908, gfx942, gfx1100 and gfx1201: quad_perm (0x00-0xFF), row_shl, row_shr and
