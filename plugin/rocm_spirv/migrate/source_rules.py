@@ -43,7 +43,7 @@ from rocm_spirv.migrate.source_checks import (
     library_macros,
     wave_size,
 )
-from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HAS_BUILTIN, gated_tests
+from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HAS_BUILTIN, FeatureBuiltins, gated_tests
 from rocm_spirv.migrate.source_checks.arch_macros import arch_names
 from rocm_spirv.migrate.source_checks.asm import INLINE_ASM
 from rocm_spirv.migrate.source_checks.topic import LineHook
@@ -55,9 +55,11 @@ RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULE
 # Substrings a rule's pattern cannot match without. Stripping comments and strings only removes
 # matches, so a text lacking them cannot produce that rule's finding. Substring tests, as regex
 # searches over the whole text cost more than the line loop they would save.
-RULE_TOKENS = {ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
-               HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize", *LIBRARY_WARP), INLINE_ASM: ("asm",),
-               FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
+RulePattern = re.Pattern[str] | FeatureBuiltins
+RULE_TOKENS: dict[RulePattern, tuple[str, ...]] = {
+    ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
+    HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize", *LIBRARY_WARP), INLINE_ASM: ("asm",),
+    FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
 # build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A, TEST_ON_RDNA4), configure-time wave sizes, wave-size aliases
 PROJECT_TOKENS = ("GFX", "RDNA", "CDNA", "WAVEFRONT_SIZE", "WAVEFRONTSIZE", "WAVE_SIZE", "WAVESIZE", "WARP",
                   "warp_size")
@@ -237,7 +239,7 @@ class SourceScan:
     path: str
     text: str
     stripped: str  # comments and literals blanked: what the rules read
-    can: dict[re.Pattern[str], bool]  # per rule pattern: its tokens occur in the stripped text
+    can: dict[RulePattern, bool]  # per rule pattern: its tokens occur in the stripped text
     arch_derived: frozenset[str]  # macros other files define only under arch macros
     # macros other files #define on warpSize whose names say neither warp nor wave (qiskit-aer's `_WS`): the
     # scan reads a file for them only once every file's aliases are known
@@ -558,7 +560,7 @@ STEPS: dict[str, Callable[[SourceScan, Directive], None]] = {
     "undef": SourceScan.undefine}
 
 
-def _prefilter(text: str, forced: bool = False) -> tuple[str, dict[re.Pattern[str], bool]] | None:
+def _prefilter(text: str, forced: bool = False) -> tuple[str, dict[RulePattern, bool]] | None:
     """The text without comments and strings, and which rule patterns may match it; None for a file with no
     token any rule looks for (most files of a tree), unless forced."""
     if not forced and not may_match(text):  # an arch-derived #define needs an arch macro, so this file defines none

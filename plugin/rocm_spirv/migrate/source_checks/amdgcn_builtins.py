@@ -6,6 +6,7 @@ FEATURE_GUARDS (feature builtins outside a processor_is/is_invocable guard or a 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.findings import E, Finding, Rule, W
@@ -33,8 +34,8 @@ RULES = (RSM205, RSM206)
 # conversions clang declares for every target (cvt_pk_u8_f32, cvt_pk_i16, cvt_pk_u16, as cvt_pkrtz): the
 # other cvt_pk_* (fp8/bf8, f16/bf16 from f32) need fp8-conversion-insts or a newer ISA.
 EVERY_TARGET_CVT_PK = ("u8_f32", "i16", "u16")
-FEATURE_BUILTIN = re.compile(
-    r"\b__builtin_amdgcn_(mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|(?:s|u|su)?dot\d\w*|fdot2\w*"
+HAND_PICKED = re.compile(
+    r"mov_dpp|update_dpp|mfma_\w+|smfmac_\w+|wmma_\w+|swmmac_\w+|(?:s|u|su)?dot\d\w*|fdot2\w*"
     r"|permlane\w+|global_atomic_fadd\w*|flat_atomic_fadd\w*|global_load_lds|ds_bpermute_fi\w*"
     # buffer loads straight into LDS need vmem-to-lds-load-insts (GFX9 only; clang 22 rejects them for gfx1100)
     r"|(?:raw|struct)_(?:ptr_)?buffer_load_lds"
@@ -50,10 +51,34 @@ FEATURE_BUILTIN = re.compile(
     r"|image_bvh\w*"
     # Hygon DCU matrix cores (gfx928/gfx936): DTK's clang declares mmac_*, upstream clang 22 knows none of them,
     # so an amdgcnspirv compile rejects the call outright
-    r"|mmac_\w+"
-    # and every other name clang 22 declares for only some GPUs (builtin_table: its own answer per target),
-    # longest first so a name is never cut at a shorter one's end
-    rf"|{'|'.join(sorted(TARGET_ONLY, key=lambda n: (-len(n), n)))})\b")
+    r"|mmac_\w+")
+
+
+class FeatureBuiltins:
+    """`__builtin_amdgcn_<name>` calls some GPUs lack: the names above and every other one clang 22 declares
+    for only some GPUs (builtin_table.TARGET_ONLY, its own answer per target). The same search, finditer and
+    fullmatch a compiled pattern offers, answering with a set lookup rather than a 600-name alternation: a
+    compiled pattern hashes its whole program on each dict lookup (SourceScan.can is keyed by the rules'
+    patterns), which cost the 50,000-file scan benchmark a second."""
+
+    CALL = re.compile(r"\b__builtin_amdgcn_(\w+)")
+
+    @staticmethod
+    def target_only(name: str) -> bool:
+        return name in TARGET_ONLY or HAND_PICKED.fullmatch(name) is not None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return (m for m in self.CALL.finditer(text) if self.target_only(m.group(1)))
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return next(self.finditer(text), None)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        m = self.CALL.fullmatch(text)
+        return m if m is not None and self.target_only(m.group(1)) else None
+
+
+FEATURE_BUILTIN = FeatureBuiltins()
 HAS_BUILTIN = re.compile(r"__has_builtin\s*\(\s*__builtin_amdgcn_(\w+)\s*\)")
 # DPP controls that every target with DPP accepts (GFX8 on: all that ROCm and the SPIR-V JIT serve), checked
 # with LLVM 22's backend on gfx908, gfx942, gfx1100 and gfx1201: quad_perm (0x00-0xFF), row_shl, row_shr and
