@@ -2334,3 +2334,17 @@ def test_builtins_clang_declares_for_some_gpus_only_are_target_only(tmp_path: Pa
                  "  o[1][0] = __builtin_amdgcn_readfirstlane(x);\n"
                  "#if defined(__gfx950__)\n  o[2] = __builtin_amdgcn_ds_read_tr16_b64_v4i16(l);\n#endif\n}\n"})
     assert lines(r, "k.hip") == {4: "RSM205", 5: "RSM205", 7: "RSM201"}
+
+
+# --- kinds blind batch 80 (stormm, testanddebug, amdgpu-fuzzing) showed; it is no longer held out ----------------
+
+def test_a_declaration_of_a_builtin_is_no_call(tmp_path: Path) -> None:
+    """testanddebug: old hipcc code redeclares a builtin (`extern "C" __device__ float
+    __builtin_amdgcn_fdot2(half2, half2, float);`): a declaration emits nothing, only its calls are RSM205; a call
+    after `return` is still a call."""
+    r = found(tmp_path, {
+        "k.hip": "#include <hip/hip_runtime.h>\ntypedef _Float16 half2 __attribute__((ext_vector_type(2)));\n"
+                 'extern "C" __device__ float __builtin_amdgcn_fdot2(half2, half2, float);\n'
+                 "__device__ float d(half2 a, half2 b) { return __builtin_amdgcn_fdot2(a, b, 0.f); }\n"
+                 "__global__ void k(float* o, half2 a, half2 b) {\n  o[0] = __builtin_amdgcn_fdot2(a, b, o[0]);\n}\n"})
+    assert lines(r, "k.hip") == {4: "RSM205", 6: "RSM205"}

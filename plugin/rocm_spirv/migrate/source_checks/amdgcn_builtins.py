@@ -305,11 +305,25 @@ def guarded_builtins(scan: SourceScan) -> None:
         for m in FEATURE_BUILTIN.finditer(line):
             # A builtin's name the file #defines (a trap stub under `#if !__has_builtin(<it>)`) is that
             # macro on the targets lacking it: the test is the construct (RSM206), the calls are its.
-            if not every_target(scan, m) and m.group(0) not in scan.report.defines:
+            if not every_target(scan, m) and m.group(0) not in scan.report.defines and \
+                    not declaration(line[:m.start()]):
                 scan.add(unguarded(scan.path, scan.no, m, scan.snippet, scan.conds))
     # the guard ends with the line that closes its braces
     if scan.guard_until is not None and depth + line.count("{") - line.count("}") <= scan.guard_until:
         scan.guard_until = None
+
+
+# `extern "C" __device__ float __builtin_amdgcn_fdot2(half2, half2, float);` (old hipcc code redeclaring a builtin):
+# a type name right before the builtin's name declares it, which emits nothing; a call follows an operator, a
+# bracket, the start of a statement or one of these keywords
+CALL_KEYWORDS = frozenset({"return", "else", "do", "case", "throw", "co_return", "co_yield", "sizeof", "decltype"})
+TYPE_BEFORE = re.compile(r"\b([A-Za-z_]\w*)[\s*&]*$")
+
+
+def declaration(head: str) -> bool:
+    """Whether the text before a builtin's name on its line ends with a type, declaring the builtin."""
+    m = TYPE_BEFORE.search(head)
+    return m is not None and m.group(1) not in CALL_KEYWORDS
 
 
 # `extern "C" __device__ float16 f(float, float, float16, int, int, int) __asm("llvm.amdgcn.mfma.f32.32x32x2f32");`:
