@@ -2348,3 +2348,18 @@ def test_a_declaration_of_a_builtin_is_no_call(tmp_path: Path) -> None:
                  "__device__ float d(half2 a, half2 b) { return __builtin_amdgcn_fdot2(a, b, 0.f); }\n"
                  "__global__ void k(float* o, half2 a, half2 b) {\n  o[0] = __builtin_amdgcn_fdot2(a, b, o[0]);\n}\n"})
     assert lines(r, "k.hip") == {4: "RSM205", 6: "RSM205"}
+
+
+# --- kinds blind batch 82 (remi-rocm-dev, feifei-rocm-samples, flame-rocm-test) showed; no longer held out -------
+
+def test_a_kernel_less_cu_file_is_included_code_not_a_translation_unit(tmp_path: Path) -> None:
+    """remi-rocm-dev: consumers/*.cu hold only template __device__ helpers (asm spin-waits, MFMA) that the kernel
+    file #includes; with that file outside the scanned tree, nothing names them again, yet they are code another
+    file compiles, as a header's are. A translation unit with a kernel still drops its helpers nothing names."""
+    r = found(tmp_path, {
+        "consumer.cu": "template <int N>\nvoid __device__ consume(int* q) {\n  while (q[0]) {\n"
+                       '    asm volatile("s_sleep 0");\n  }\n}\n',
+        "unit.hip": "#include <hip/hip_runtime.h>\ntemplate <int N>\n__device__ void unused(int* q) {\n"
+                    '  asm volatile("s_sleep 0");\n}\n__global__ void k(int* q) { q[0] = 1; }\n'})
+    assert lines(r, "consumer.cu") == {4: "RSM204"}
+    assert lines(r, "unit.hip") == {}
