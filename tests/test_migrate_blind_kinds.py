@@ -2363,3 +2363,13 @@ def test_a_kernel_less_cu_file_is_included_code_not_a_translation_unit(tmp_path:
                     '  asm volatile("s_sleep 0");\n}\n__global__ void k(int* q) { q[0] = 1; }\n'})
     assert lines(r, "consumer.cu") == {4: "RSM204"}
     assert lines(r, "unit.hip") == {}
+
+
+def test_an_asm_template_of_one_assembler_comment_holds_no_instruction(tmp_path: Path) -> None:
+    """remi-rocm-dev: `asm volatile(";;# grid barrier incoming")` marks a spot in the ISA dump; an AMDGPU comment
+    with no operands emits nothing, as an empty template does. A comment before an instruction still carries it."""
+    r = found(tmp_path, {
+        "k.hip": "#include <hip/hip_runtime.h>\n__global__ void k(int* d) {\n"
+                 '  asm volatile(";;# grid barrier incoming");\n  d[0] = 0;\n'
+                 '  asm volatile("; wait\\n s_nop 0");\n}\n'})
+    assert lines(r, "k.hip") == {5: "RSM204"}

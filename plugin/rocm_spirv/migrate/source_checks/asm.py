@@ -45,9 +45,11 @@ FOREIGN_ASM = re.compile(_INSN + r"(?:[a-z][a-z0-9_]*\.[a-z0-9]|\.reg\s*\.[a-z])
 # An empty template (`asm volatile("" ::: "memory")`, `asm volatile("" : : "v"(x))`) holds no instruction:
 # LLVM 22's SPIR-V backend turns it into a valid OpAsmINTEL with nothing in it. With an output operand
 # (`asm volatile("" : "+v"(x))`, a register-class pin) the backend stops: "unable to translate
-# instruction: call", so that one is reported like any assembly.
-EMPTY_ASM = re.compile(r'\(\s*""\s*(?:\)|:\s*(?:\)|:))')
+# instruction: call", so that one is reported like any assembly. A template that is one AMDGPU assembler
+# comment (`asm volatile(";;# grid barrier incoming")`, a marker to find in the ISA dump) holds none either.
+EMPTY_ASM = re.compile(r'\(\s*"(?:\s*;[^"\\]*)?"\s*(?:\)|:\s*(?:\)|:))')
 
+COMMENT_TEMPLATE = re.compile(r'\w+(?:\s+\w+)*\s*\(\s*"\s*;[^"\\]*"')
 TEMPLATE_MACRO = re.compile(r"\s*\w+(?:\s+\w+)*\s*\(\s*([A-Za-z_]\w*)\s*\"")  # asm volatile(NAME "…"
 # `if constexpr (N >= 1) asm volatile(…)` (Primus-Turbo): the `)` closes a condition, not a declarator
 CONTROL_HEAD = re.compile(r"\b(?:if|while|for|switch)\s*(?:constexpr\s*)?\(.*\)\s*$")
@@ -68,7 +70,8 @@ def asm_text(raw_lines: list[str], i: int, col: int, strings: Mapping[str, str] 
         m = TEMPLATE_MACRO.match(text)
         if m is not None and m.group(1) in strings:
             text = text[: m.start(1)] + strings[m.group(1)] + text[m.end(1):]
-    end = text.find(";")
+    comment = COMMENT_TEMPLATE.match(text)  # `asm volatile(";;# marker")`: its `;` start a comment
+    end = text.find(";", comment.end() if comment else 0)
     return text if end < 0 else text[: end + 1]  # PTX's own `;` ends the template: its opcode is before it
 
 
