@@ -2373,3 +2373,21 @@ def test_an_asm_template_of_one_assembler_comment_holds_no_instruction(tmp_path:
                  '  asm volatile(";;# grid barrier incoming");\n  d[0] = 0;\n'
                  '  asm volatile("; wait\\n s_nop 0");\n}\n'})
     assert lines(r, "k.hip") == {5: "RSM204"}
+
+
+# --- kinds blind batch 78 (gfx906-fa-vllm, eigen-hip, seissol) showed; it is no longer held out -----------------
+
+def test_a_file_scope_flag_list_expanded_in_a_function_is_no_argument_of_it(tmp_path: Path) -> None:
+    """SeisSol: `set(SEISSOL_HIPCC … --offload-arch=${DEVICE_ARCH})` at file scope, expanded in make_device_lib()'s
+    hip_add_library: DEVICE_ARCH is no argument of the function, so no "of its argument" finding there; the
+    set() passes the user's (or another file's) setting, reported as that. A flag on a parameter still is."""
+    (tmp_path / "hip.cmake").write_text(
+        "set(SEISSOL_HIPCC ${SEISSOL_HIPCC} --offload-arch=${DEVICE_ARCH})\n"
+        "function(make_device_lib NAME FILES)\n"
+        "  hip_add_library(${NAME} SHARED ${FILES} HIPCC_OPTIONS ${SEISSOL_HIPCC})\nendfunction()\n"
+        "function(make_arch_lib NAME ARCH)\n"
+        "  hip_add_library(${NAME} SHARED k.hip HIPCC_OPTIONS --offload-arch=${ARCH})\nendfunction()\n")
+    got = {(f.line, f.rule.id, f.handled) for f in scan(tmp_path).result.findings}
+    assert (1, "RSM103", True) in got
+    assert not any(line == 3 and not handled for line, _, handled in got)
+    assert (6, "RSM103", False) in got

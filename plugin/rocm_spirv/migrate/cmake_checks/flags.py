@@ -177,8 +177,12 @@ def flags(file: Analyzer, cmd: Command) -> None:
         return
     # Per arch where a loop calls the function: that loop is the construct; a loop over the target list
     # inside the function is one itself.
+    # (Only where the flag is written in the function or names a parameter: SeisSol's file-scope
+    # `set(SEISSOL_HIPCC … --offload-arch=${DEVICE_ARCH})`, expanded in a function's hip_add_library, is that
+    # set()'s construct, DEVICE_ARCH being no argument of the function.)
     if fn and loop is None and arch and len(of_vars) == len(arch) and \
-            not all(TOOLCHAIN_FLAG.fullmatch(a) for a in arch):  # ${CMAKE_HIP_ARCHITECTURES} is no argument
+            not all(TOOLCHAIN_FLAG.fullmatch(a) for a in arch) and \
+            (set(of_vars) & file.function_params() or any("-arch=" in a.raw for a in cmd.args)):
         file.fn_arch.setdefault(fn, cmd)
         _param_defines(file, cmd, words)
         return
