@@ -2365,6 +2365,17 @@ def test_a_kernel_less_cu_file_is_included_code_not_a_translation_unit(tmp_path:
     assert lines(r, "unit.hip") == {}
 
 
+def test_a_kernel_less_unit_a_scanned_file_includes_is_named_from_there(tmp_path: Path) -> None:
+    """amd-bench-harness: `#include "../utils.cpp"` in the kernel file, utils.cpp holding asm helpers: those the
+    kernel file names are code, one nothing names emits none (batch 85). Without its includer in the tree (the
+    test above) every helper stays."""
+    r = found(tmp_path, {
+        "utils.cpp": "__device__ inline void used(int* q) {\n  asm volatile(\"s_sleep 0\");\n}\n"
+                     "__device__ inline void unused(int* q) {\n  asm volatile(\"s_sleep 1\");\n}\n",
+        "k/k.cpp": '#include <hip/hip_runtime.h>\n#include "../utils.cpp"\n__global__ void k(int* q) { used(q); }\n'})
+    assert lines(r, "utils.cpp") == {2: "RSM204"}
+
+
 def test_an_asm_template_of_one_assembler_comment_holds_no_instruction(tmp_path: Path) -> None:
     """remi-rocm-dev: `asm volatile(";;# grid barrier incoming")` marks a spot in the ISA dump; an AMDGPU comment
     with no operands emits nothing, as an empty template does. A comment before an instruction still carries it."""

@@ -151,6 +151,10 @@ class FileReport:
     # findings inside a translation unit's inline/static/template __device__ functions and macros its own text
     # names only once (the definition), by name: dropped unless a file that #includes this one names them
     local_units: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # a translation unit with no __global__ kernel: code another file #includes (remi-or/rocm_dev's
+    # consumers/*.cu, pulled into skinny_gemm_kernel.cu); where no scanned file includes it, its includer was
+    # not given, so its local units stay
+    fragment: bool = False
     # a header's macros, every one listed, with the findings inside each (kept only when some have findings): a
     # macro no file of the tree names besides its definition is dropped where another macro of the header is
     # named in another file (its users were scanned)

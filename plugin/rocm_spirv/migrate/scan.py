@@ -294,7 +294,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     if name_counts is not None:
         _drop_uninstantiated(kernel_reports, name_counts.once())
     if includers is not None:
-        _drop_unnamed_locals(local_reports, includers.named)
+        _drop_unnamed_locals(local_reports, includers.named, includers.included)
     if helper_uses is not None:
         helper_uses.drop_unused()
     if live_macros & wave_size.WAVEFRONT_NAMES:
@@ -467,6 +467,7 @@ class _IncluderNames:
         for r in reports:
             self.by_name.setdefault(posixpath.basename(r.path), []).append(r)
         self.named: dict[str, set[str]] = {r.path: set() for r in reports}
+        self.included: set[str] = set()  # the units some scanned file #includes
 
     def take(self, rel: str, text: str) -> None:
         if not any(n in text for n in self.by_name):
@@ -477,6 +478,7 @@ class _IncluderNames:
                 local = posixpath.normpath(posixpath.join(posixpath.dirname(rel), inc))
                 if r.path not in (local, posixpath.normpath(inc)) and not r.path.endswith("/" + inc.lstrip("./")):
                     continue
+                self.included.add(r.path)
                 if words is None:
                     words = set(IDENT.findall(source_rules.strip(text)))
                 self.named[r.path] |= words & r.local_units.keys()
@@ -517,10 +519,13 @@ class _HelperUses:
                 r.findings[:] = [f for f in r.findings if (f.line, f.column) not in dead]
 
 
-def _drop_unnamed_locals(reports: list[FileReport], named: dict[str, set[str]]) -> None:
+def _drop_unnamed_locals(reports: list[FileReport], named: dict[str, set[str]], included: set[str]) -> None:
     """Findings in a translation unit's inline device functions and macros nothing names (neither the unit nor
-    a file that #includes it): no code is emitted for them."""
+    a file that #includes it): no code is emitted for them. A kernel-less unit no scanned file includes is
+    pulled in from outside the tree (a tree given in part): its helpers stay."""
     for r in reports:
+        if r.fragment and r.path not in included:
+            continue
         dead = {at for n, ats in r.local_units.items() if n not in named[r.path] for at in ats}
         if dead:
             r.findings[:] = [f for f in r.findings if (f.line, f.column) not in dead]

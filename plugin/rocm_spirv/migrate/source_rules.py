@@ -685,9 +685,10 @@ def _tag_unused_candidates(scan: SourceScan) -> None:
             tag(report.kernel_templates, *unit)
         if not any(report.kernel_templates.values()):
             report.kernel_templates.clear()
-    # a .cu/.hip file that defines no kernel launches nothing of its own: it is code another file #includes
-    # (remi-or/rocm_dev's consumers/*.cu, pulled into skinny_gemm_kernel.cu), read as a header is
-    if scan.path.endswith(UNIT_SUFFIXES) and "__global__" in text:
+    if scan.path.endswith(UNIT_SUFFIXES):
+        # a unit that defines no kernel launches nothing of its own: code another file #includes (scan.py keeps
+        # its helpers when no scanned file includes it)
+        report.fragment = "__global__" not in text
         units = [*(_function_units(text, _DEVICE, _EMITTED_ON_USE, template=False) if "__device__" in text
                    else ()), *(_macro_units(text) if "define" in text else ())]
         names = {u[0] for u in units}
