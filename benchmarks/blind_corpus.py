@@ -50,7 +50,8 @@ def default_cache() -> Path:
 
 
 def _mirror(upstream: str, mirrors: dict[str, Path]) -> Path:
-    return mirrors.get(upstream, Path("/work/.mirror") / upstream.replace("/", "+") / "repo")
+    repo = mirrors.get(upstream, Path("/work/.mirror") / upstream.replace("/", "+") / "repo")
+    return repo / ".git" if (repo / ".git").is_dir() else repo  # a snapshot with a work tree keeps its git dir in .git
 
 
 def extract(cache: Path, mirrors: dict[str, Path], only: str | None = None) -> int:
