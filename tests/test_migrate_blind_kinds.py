@@ -2402,3 +2402,14 @@ def test_a_file_scope_flag_list_expanded_in_a_function_is_no_argument_of_it(tmp_
     assert (1, "RSM103", True) in got
     assert not any(line == 3 and not handled for line, _, handled in got)
     assert (6, "RSM103", False) in got
+
+
+# --- kinds blind batch 89 (mxnet-hip, cub-hip, deepbench-amd) showed; it is no longer held out ------------------
+
+def test_ptx_exit_is_foreign_assembly(tmp_path: Path) -> None:
+    """cub-hip: `asm volatile("exit;")` in ThreadExit(), inside the HIP platform's block, is PTX (as `trap;` is):
+    no AMD target takes it, so it picks nothing per arch. GCN assembly beside it is still RSM204."""
+    r = found(tmp_path, {
+        "k.hip": "#include <hip/hip_runtime.h>\n__device__ void done() {\n  asm volatile(\"exit;\");\n}\n"
+                 "__global__ void k() {\n  done();\n  asm volatile(\"s_endpgm\");\n}\n"})
+    assert lines(r, "k.hip") == {7: "RSM204"}

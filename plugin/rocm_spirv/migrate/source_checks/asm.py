@@ -34,7 +34,7 @@ GCN_ASM = re.compile(_INSN + r"(?:s|v|ds|flat|global|buffer|scratch|image|exp)_[
 FOREIGN_ASM = re.compile(_INSN + r"(?:[a-z][a-z0-9_]*\.[a-z0-9]|\.reg\s*\.[a-z])"
                          r'|"[=+&]*[fhld]"\s*\('
                          r"|\b(?:mov|ld|st|add|mad|mul|cvt|setp|shfl|bar|membar|vote|activemask|prmt|bfe|brev)\.[a-z]"
-                         r"|\btrap;|%%[re]?[a-d]x\b|%%[re]?[sd]i\b|\b(?:rdtscp?|cpuid|xgetbv|lfence|mfence|sfence|pause"
+                         r"|\b(?:trap|exit);|%%[re]?[a-d]x\b|%%[re]?[sd]i\b|\b(?:rdtscp?|cpuid|xgetbv|lfence|mfence|sfence|pause"
                          r"|isync|lwsync|hwsync|dmb|dsb|isb|yield)\b|\bnop\b"
                          # `.pushsection ".debug_gdb_scripts"` (LvArray's GDB printers), `.incbin`: file-scope
                          # asm embedding data in the host object; a HIP device compile drops file-scope asm
