@@ -3,9 +3,13 @@ real-shaped tree each: written to a temporary folder and scanned whole, as `rocm
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 from rocm_spirv.migrate.scan import scan
+from rocm_spirv.offload import LEGACY_PROCESSORS
 
 
 def found(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
@@ -2413,3 +2417,28 @@ def test_ptx_exit_is_foreign_assembly(tmp_path: Path) -> None:
         "k.hip": "#include <hip/hip_runtime.h>\n__device__ void done() {\n  asm volatile(\"exit;\");\n}\n"
                  "__global__ void k() {\n  done();\n  asm volatile(\"s_endpgm\");\n}\n"})
     assert lines(r, "k.hip") == {7: "RSM204"}
+
+
+# --- kinds blind batch 90 (kotekan-hsa, bladedisc-rocm, miopen-cudnn-ops) showed; it is no longer held out -------
+
+def test_legacy_processor_names_are_gpu_targets(tmp_path: Path) -> None:
+    """kotekan: `clang -x assembler -target amdgcn--amdhsa -mcpu=fiji` in an add_custom_command, clang's name for
+    gfx803, is a hard-coded native target as -mcpu=gfx803 would be; so is a Makefile's -mcpu=tonga. A CPU's
+    -mcpu (power9) is not."""
+    r = found(tmp_path, {
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n"
+                          "add_custom_command(OUTPUT k.o\n  COMMAND clang -x assembler -target amdgcn--amdhsa "
+                          "-mcpu=fiji -c -o k.o k.s\n  DEPENDS k.s)\nset(CMAKE_CXX_FLAGS \"-mcpu=power9\")\n",
+        "Makefile": "all:\n\tclang -target amdgcn-amd-amdhsa -mcpu=tonga -c k.s -o k.o\n"})
+    assert set(lines(r, "CMakeLists.txt")) == {3}
+    assert set(lines(r, "Makefile")) == {2}
+
+
+@pytest.mark.skipif(shutil.which("clang-22") is None, reason="clang-22 (Debian clang-22) is not on PATH")
+def test_legacy_processor_names_are_clangs() -> None:
+    """offload.LEGACY_PROCESSORS is clang 22's own list of AMDGPU processors named before gfx numbering."""
+    out = subprocess.run(["clang-22", "--target=amdgcn-amd-amdhsa", "-print-supported-cpus"], capture_output=True,
+                         text=True, check=True, timeout=60)
+    listed = [line.strip() for line in (out.stdout + out.stderr).splitlines() if line.startswith("\t")]
+    assert "gfx90a" in listed  # the list was read
+    assert {n for n in listed if not n.startswith(("gfx", "generic"))} == LEGACY_PROCESSORS

@@ -34,6 +34,12 @@ PROCESSOR_PATTERN = r"gfx[0-9]{2,4}[a-z]?"
 GENERIC_PATTERN = r"gfx[0-9]{1,2}(?:-[0-9]{1,2})?-generic"
 GPU_NAME_PATTERN = f"(?:{GENERIC_PATTERN}|{PROCESSOR_PATTERN})"
 FEATURE_SUFFIX_PATTERN = r"(?::[a-z]+[+-])*"  # any feature name: a typo is still a target id to report
+# clang's names for the GCN 1-3 processors before gfx numbering (`clang --target=amdgcn-amd-amdhsa
+# -print-supported-cpus`, LLVM 22): aliases of gfx600-gfx810 that old build files still pass (kotekan's
+# `-mcpu=fiji`). No ROCm release serves them; a build naming one is native code all the same.
+LEGACY_PROCESSORS: frozenset[str] = frozenset({
+    "bonaire", "carrizo", "fiji", "hainan", "hawaii", "iceland", "kabini", "kaveri", "mullins", "oland", "pitcairn",
+    "polaris10", "polaris11", "stoney", "tahiti", "tonga", "tongapro", "verde"})
 # Compilers spell them in lower case; readers of build files (migrate) add re.IGNORECASE.
 GPU_NAME = re.compile(GPU_NAME_PATTERN)
 TARGET_ID = re.compile(f"{GPU_NAME_PATTERN}{FEATURE_SUFFIX_PATTERN}")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from rocm_spirv.migrate.cmake_checks.flags import BACKEND_OPTION_FIX, RSM105
 from rocm_spirv.migrate.cmake_words import ARCH_ITEM, DETECT, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
-from rocm_spirv.offload import SPIRV_TARGET
+from rocm_spirv.offload import LEGACY_PROCESSORS, SPIRV_TARGET
 
 # Make variables projects keep their GPU list in, besides the CMake spellings.
 MAKE_LIST_VARS = TARGET_VARS | {"OFFLOAD_ARCH", "OFFLOAD_ARCHS", "HIP_ARCH", "HIP_ARCHS", "GPU_ARCH", "AMDGPU_ARCH",
@@ -123,7 +123,8 @@ def _detected(lines: list[_Line]) -> set[str]:
 
 def analyze(path: str, text: str) -> FileReport:
     report = FileReport(path, "make")
-    if "gfx" not in text and "offload-arch" not in text and "amdgpu-target" not in text and "-amdgpu-" not in text:
+    if "gfx" not in text and "offload-arch" not in text and "amdgpu-target" not in text and "-amdgpu-" not in text \
+            and "-mcpu=" not in text:  # -mcpu=fiji: a legacy processor name
         return report
     lists: set[str] = set()  # variables set to arch names here: flags built from them are theirs
     add = report.findings.append
@@ -196,7 +197,8 @@ def analyze(path: str, text: str) -> FileReport:
                              "--offload-arch=amdgcnspirv (or keep native objects for hybrid)",
                              Redirect.BUILD_FILE))
                 break
-            if (GFX.search(value) and SPIRV_TARGET not in value) or GFX_TEMPLATE.match(value):
+            if (GFX.search(value) and SPIRV_TARGET not in value) or GFX_TEMPLATE.match(value) or \
+                    value.split(":")[0].lower() in LEGACY_PROCESSORS:
                 what = "names only gfx targets" if GFX_TEMPLATE.match(value) else "is hard-coded"
                 add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} {what}",
                              "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES) with "
