@@ -2442,3 +2442,17 @@ def test_legacy_processor_names_are_clangs() -> None:
     listed = [line.strip() for line in (out.stdout + out.stderr).splitlines() if line.startswith("\t")]
     assert "gfx90a" in listed  # the list was read
     assert {n for n in listed if not n.startswith(("gfx", "generic"))} == LEGACY_PROCESSORS
+
+
+# --- kinds blind batch 92 (csc-hlgpu, gpa-counters, pal-gfxip) showed; it is no longer held out -----------------
+
+def test_kokkos_make_build_arch(tmp_path: Path) -> None:
+    """csc-hlgpu: `KOKKOS_ARCH = "AMD_GFX90A"` (or Kokkos' older `VEGA90A`) before `include
+    $(KOKKOS_PATH)/Makefile.kokkos` builds Kokkos' HIP backend for that GPU (RSM301); a CPU name alone is not."""
+    r = found(tmp_path, {
+        "Makefile": 'KOKKOS_DEVICES = "HIP"\nKOKKOS_ARCH = "Zen3,AMD_GFX90A"\ninclude $(KOKKOS_PATH)/Makefile.kokkos\n',
+        "cpu/Makefile": 'KOKKOS_DEVICES = "OpenMP"\nKOKKOS_ARCH = "Zen2"\ninclude $(KOKKOS_PATH)/Makefile.kokkos\n',
+        "old/Makefile": 'KOKKOS_ARCH = "VEGA90A"\ninclude $(KOKKOS_PATH)/Makefile.kokkos\n'})
+    assert lines(r, "Makefile") == {2: "RSM301"}
+    assert lines(r, "cpu/Makefile") == {}
+    assert lines(r, "old/Makefile") == {1: "RSM301"}

@@ -23,6 +23,9 @@ FINDHIP_LIST = "HCC_AMDGPU_TARGET"  # FindHIP's own list: its module and hip_add
 # file extension after it (`gfx942.kdb.bz2`, a prebuilt database named per GPU) it is a file name, like k_gfx90a.co.
 GFX = re.compile(f"(?<![A-Za-z0-9_]){TARGET_ID.pattern}(?![A-Za-z0-9_]|\\.[A-Za-z])", re.IGNORECASE)
 ARCH_ITEM = re.compile(f"^(?:{TARGET_ID.pattern}|all|native|{SPIRV_TARGET})$", re.IGNORECASE)
+# Kokkos' names for AMD GPUs (Kokkos_ARCH_AMD_GFX90A in CMake, KOKKOS_ARCH=AMD_GFX90A in its Makefile.kokkos build,
+# and the older VEGA90A / NAVI1030 spellings still in machine files)
+KOKKOS_AMD_ARCH = r"(?:AMD_GFX|VEGA|NAVI)\d\w*"
 GFX_LOOSE = re.compile(r"gfx", re.IGNORECASE)  # in regexes too: MATCHES "^gfx9", "^gfx[0-9]+$"
 ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)
 GUARD_VAR = "ROCM_SPIRV_OFFLOAD"

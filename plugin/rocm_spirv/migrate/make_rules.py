@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, replace
 
 from rocm_spirv.migrate.cmake_checks.flags import BACKEND_OPTION_FIX, RSM105
-from rocm_spirv.migrate.cmake_words import ARCH_ITEM, DETECT, GFX, TARGET_VARS
+from rocm_spirv.migrate.cmake_words import ARCH_ITEM, DETECT, GFX, KOKKOS_AMD_ARCH, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
 from rocm_spirv.offload import LEGACY_PROCESSORS, SPIRV_TARGET
 
@@ -70,6 +70,9 @@ def _logical_lines(text: str) -> list[_Line]:
 
 MAKE_CONDITIONAL = re.compile(r"^\s*(?P<word>ifeq|ifneq|ifdef|ifndef|else|endif)\b(?P<rest>.*)$")
 # a test of gfx names: `ifneq ($(filter gfx1100,$(AMDGPU_TARGETS)),)`, `ifeq ($(GPU),gfx90a)`
+# Kokkos' make build (`include $(KOKKOS_PATH)/Makefile.kokkos`) reads its GPU from KOKKOS_ARCH, a list of CPU and
+# GPU names (`KOKKOS_ARCH = "Zen3,AMD_GFX90A"`), and turns an AMD one into --offload-arch=gfx…
+KOKKOS_MAKE_ARCH = re.compile(rf"^[\"']?{KOKKOS_AMD_ARCH}[\"']?$", re.IGNORECASE)
 GFX_TEST = re.compile(r"^\s*(?:ifeq|ifneq)?\s*[(\"'].*\bgfx[0-9]", re.IGNORECASE)
 # tools that list the build machine's GPUs
 OPENMP = re.compile(r"(?<![\w-])-fopenmp\b")
@@ -124,7 +127,7 @@ def _detected(lines: list[_Line]) -> set[str]:
 def analyze(path: str, text: str) -> FileReport:
     report = FileReport(path, "make")
     if "gfx" not in text and "offload-arch" not in text and "amdgpu-target" not in text and "-amdgpu-" not in text \
-            and "-mcpu=" not in text:  # -mcpu=fiji: a legacy processor name
+            and "-mcpu=" not in text and "KOKKOS_ARCH" not in text:  # -mcpu=fiji: a legacy processor name
         return report
     lists: set[str] = set()  # variables set to arch names here: flags built from them are theirs
     add = report.findings.append
@@ -174,6 +177,13 @@ def analyze(path: str, text: str) -> FileReport:
                 add(_finding(path, RSM301, line, 1, f"{var} {op} the GPUs of the build machine "
                              f"({tool.group(0)}): native targets", f"build with `make "
                              f"{var}=amdgcnspirv`; --apply leaves Makefiles alone", Redirect.MAKE_VARIABLE))
+                continue
+            kokkos = [i for i in items if KOKKOS_MAKE_ARCH.match(i)] if var == "KOKKOS_ARCH" else []
+            if kokkos:
+                add(_finding(path, RSM301, line, 1, f"KOKKOS_ARCH {op} {' '.join(kokkos)}: Kokkos' make build "
+                             "compiles its HIP backend for this GPU", "under SPIR-V leave the AMD GPU out of "
+                             "KOKKOS_ARCH and pass --offload-arch=amdgcnspirv if Kokkos supports it; otherwise keep "
+                             "this build native", Redirect.BUILD_FILE))
                 continue
             if gfx and (names_only or (var in MAKE_LIST_VARS and not ARCH_FLAG.search(value))):
                 lists.add(var)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, refs
-from rocm_spirv.migrate.cmake_words import ARCH_FLAG, GFX
+from rocm_spirv.migrate.cmake_words import ARCH_FLAG, GFX, KOKKOS_AMD_ARCH
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 GENERATOR_BUILTINS = frozenset({
@@ -48,7 +48,7 @@ ARCH_KEYWORD = re.compile(f"^{_ARCH_WORD}$")
 
 # A sub-build's cache option naming one GPU: `-DKokkos_ARCH_AMD_GFX90A=ON`, `-DGPU_TARGETS=gfx90a`, and Kokkos'
 # older AMD names (`-DKokkos_ARCH_VEGA90A=On`, `-DKokkos_ARCH_NAVI1030=ON`), still in machine files
-ARCH_DEFINE = re.compile(rf"^-D(?:\w*ARCH\w*_(?:GFX|VEGA|NAVI)\d\w*(?::BOOL)?=(?:ON|TRUE|1)|"
+ARCH_DEFINE = re.compile(rf"^-D(?:\w*ARCH\w*_(?:GFX\d\w*|{KOKKOS_AMD_ARCH})(?::BOOL)?=(?:ON|TRUE|1)|"
                          rf"{_ARCH_WORD}(?::STRING)?=gfx\d\w*)$", re.IGNORECASE)
 # Commands that collect words into a variable: `string(APPEND KOKKOS_OPTIONS " -DKokkos_ARCH_VEGA90A=On …")`
 _COLLECTING = {"set": None, "string": frozenset({"APPEND", "PREPEND", "CONCAT"}),
