@@ -2456,3 +2456,19 @@ def test_kokkos_make_build_arch(tmp_path: Path) -> None:
     assert lines(r, "Makefile") == {2: "RSM301"}
     assert lines(r, "cpu/Makefile") == {}
     assert lines(r, "old/Makefile") == {1: "RSM301"}
+
+
+# --- kinds blind batch 91 (aqlprofile, vortex-hip, minibude) showed; it is no longer held out -------------------
+
+def test_arch_flags_of_other_vendors_and_the_cuda_language(tmp_path: Path) -> None:
+    """vortex-hip: `--offload-arch=vortex` names a RISC-V GPU no AMD clang knows; miniBUDE: CMAKE_CUDA_FLAGS with
+    `--cuda-gpu-arch=${CUDA_ARCH}` is clang's CUDA build. Neither is an AMD arch flag; a gfx name in either place,
+    or a variable in a HIP flag list, still is."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n"
+        "set(HIPCC_FLAGS --offload-arch=vortex -O2)\n"
+        'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --cuda-gpu-arch=${CUDA_ARCH}")\n'
+        'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --cuda-gpu-arch=gfx90a")\n'
+        "set(HIP_FLAGS --offload-arch=fiji)\n")
+    got = {(f.line, f.rule.id) for f in scan(tmp_path).result.remaining}
+    assert {line for line, _ in got} == {5, 6}

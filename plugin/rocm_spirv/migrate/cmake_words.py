@@ -7,7 +7,7 @@ import itertools
 import re
 
 from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs, split_list
-from rocm_spirv.offload import SPIRV_TARGET, TARGET_ID
+from rocm_spirv.offload import LEGACY_PROCESSORS, SPIRV_TARGET, TARGET_ID
 
 # TOOLCHAIN_LISTS (offload.py) are the ones the toolchain file sets; the others are conventional names a
 # project reads as its own option, which no toolchain file sets.
@@ -32,7 +32,11 @@ GUARD_VAR = "ROCM_SPIRV_OFFLOAD"
 # An AMD GPU triple as a compiler's target: -target amdgcn-amd-amdhsa, --target=amdgcn-amd-amdhsa
 AMDGCN_TRIPLE = re.compile(r"^(?:--?target=)?amdgcn-")
 # AMD GPU arch flags only: --offload-arch=sm_80 is CUDA, --cuda-gpu-arch=mp_21 is MUSA.
-ARCH_FLAG = re.compile(r"^(?:--offload-arch=(?!(?:sm|mp|compute)_)(.+)|--cuda-gpu-arch=((?:gfx|\$\{|\$<).+))$")
+# The value an AMD arch flag can carry: a gfx name, a reference ($\{…\}, $<…>, @…@, $ENV), native,
+# amdgcnspirv or one of clang's legacy processor names; not CUDA's sm_*, nor a target of another vendor's
+# clang (Vortex's --offload-arch=vortex, SYCL's pvc).
+_AMD_VALUE = rf"(?:gfx|\$|@|native\b|amdgcnspirv|(?:{'|'.join(sorted(LEGACY_PROCESSORS))})\b)"
+ARCH_FLAG = re.compile(rf"^(?:--offload-arch=({_AMD_VALUE}.*)|--cuda-gpu-arch=((?:gfx|\$\{{|\$<).+))$", re.IGNORECASE)
 FLAGS_VAR = re.compile(r"^CMAKE_(CXX|HIP|C|CUDA)_FLAGS(_[A-Z]+)?$")
 HOST_ONLY_FLAGS = frozenset({"--cuda-host-only", "--offload-host-only"})
 HIP_DEVICE = "hip::device"

@@ -91,6 +91,14 @@ def _c_flags(cmd: Command) -> bool:
     return bool(re.match(r"CMAKE_C_FLAGS|CMAKE_Fortran_FLAGS|OpenMP_\w+_FLAGS", var))
 
 
+def _cuda_flags(cmd: Command) -> bool:
+    """set()/string(APPEND) of CMAKE_CUDA_FLAGS*: the CUDA language's flags."""
+    values = cmd.values()
+    var = values[0] if cmd.name == "set" and values else values[1] if cmd.name == "string" and len(values) > 1 \
+        else ""
+    return var.startswith("CMAKE_CUDA_FLAGS")
+
+
 def _openmp_flags(file: Analyzer, cmd: Command) -> bool:
     """Flags for OpenMP offloading, not HIP: a set() whose variable name or CACHE docstring says OpenMP
     (llvm-test-suite's `set(TEST_SUITE_OFFLOADING_FLAGS --offload-arch=native CACHE STRING "Compiler arguments for
@@ -152,6 +160,8 @@ def flags(file: Analyzer, cmd: Command) -> None:
         return  # a SYCL compile (Kokkos' SYCL backend on AMD or NVIDIA GPUs), not HIP
     if any(CUDA_COMPILE.match(w) for w in words) or any(p == ("-x", "cuda") for p in itertools.pairwise(words)):
         return  # HIP on NVIDIA (-xcuda, --cuda-path=): --cuda-gpu-arch names an sm_ GPU, not an AMD one
+    if _cuda_flags(cmd) and not any(GFX.search(w) for w in words):
+        return  # CMAKE_CUDA_FLAGS "… --cuda-gpu-arch=${CUDA_ARCH}": clang's CUDA build (miniBUDE), no gfx name
     legacy = [w for w in words if re.match(r"--?amdgpu-target=", w)]
     if legacy:
         file.add(RSM104, cmd, f"legacy spelling {legacy[0]}", "replace with the target list (GPU_TARGETS / "
