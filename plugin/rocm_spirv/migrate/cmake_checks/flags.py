@@ -81,22 +81,23 @@ OF_VARIABLE = re.compile(r"[^=]+=\$\{([A-Za-z0-9_]+)\}")  # an arch flag of one 
 TOOLCHAIN_FLAG = re.compile(r"--offload-arch=\$\{(" + "|".join(TOOLCHAIN_LISTS) + r")\}")
 
 
+def _set_variable(cmd: Command) -> str:
+    """The variable a set() or string(APPEND …) writes, "" for other commands."""
+    values = cmd.values()
+    return values[0] if cmd.name == "set" and values else values[1] if cmd.name == "string" and len(values) > 1 \
+        else ""
+
+
 def _c_flags(cmd: Command) -> bool:
     """set()/string(APPEND) of CMAKE_C_FLAGS*, CMAKE_Fortran_FLAGS* or OpenMP_<lang>_FLAGS: the C compiler
     compiles no HIP, and a Fortran or OpenMP `-fopenmp --offload-arch=gfx90a` offloads OpenMP target regions
     (dwarf-p-cloudsc's amdflang toolchain), not HIP kernels."""
-    values = cmd.values()
-    var = values[0] if cmd.name == "set" and values else values[1] if cmd.name == "string" and len(values) > 1 \
-        else ""
-    return bool(re.match(r"CMAKE_C_FLAGS|CMAKE_Fortran_FLAGS|OpenMP_\w+_FLAGS", var))
+    return bool(re.match(r"CMAKE_C_FLAGS|CMAKE_Fortran_FLAGS|OpenMP_\w+_FLAGS", _set_variable(cmd)))
 
 
 def _cuda_flags(cmd: Command) -> bool:
     """set()/string(APPEND) of CMAKE_CUDA_FLAGS*: the CUDA language's flags."""
-    values = cmd.values()
-    var = values[0] if cmd.name == "set" and values else values[1] if cmd.name == "string" and len(values) > 1 \
-        else ""
-    return var.startswith("CMAKE_CUDA_FLAGS")
+    return _set_variable(cmd).startswith("CMAKE_CUDA_FLAGS")
 
 
 def _openmp_flags(file: Analyzer, cmd: Command) -> bool:
