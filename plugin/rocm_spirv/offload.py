@@ -40,6 +40,8 @@ FEATURE_SUFFIX_PATTERN = r"(?::[a-z]+[+-])*"  # any feature name: a typo is stil
 LEGACY_PROCESSORS: frozenset[str] = frozenset({
     "bonaire", "carrizo", "fiji", "hainan", "hawaii", "iceland", "kabini", "kaveri", "mullins", "oland", "pitcairn",
     "polaris10", "polaris11", "stoney", "tahiti", "tonga", "tongapro", "verde"})
+LEGACY_PROCESSOR_PATTERN = rf"(?:{'|'.join(sorted(LEGACY_PROCESSORS))})"
+LEGACY_PROCESSOR = re.compile(rf"{LEGACY_PROCESSOR_PATTERN}{FEATURE_SUFFIX_PATTERN}", re.IGNORECASE)
 # Compilers spell them in lower case; readers of build files (migrate) add re.IGNORECASE.
 GPU_NAME = re.compile(GPU_NAME_PATTERN)
 TARGET_ID = re.compile(f"{GPU_NAME_PATTERN}{FEATURE_SUFFIX_PATTERN}")

@@ -25,7 +25,7 @@ from rocm_spirv.migrate.cmake_words import (
     snippet,
 )
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule
-from rocm_spirv.offload import LEGACY_PROCESSORS
+from rocm_spirv.offload import LEGACY_PROCESSOR
 
 COMPARISONS = frozenset({"MATCHES", "STREQUAL", "IN_LIST", "STRLESS", "STRGREATER", "VERSION_GREATER",
                          "VERSION_LESS", "VERSION_EQUAL", "VERSION_GREATER_EQUAL", "VERSION_LESS_EQUAL", "EQUAL"})
@@ -240,7 +240,7 @@ class Analyzer:
         if "-mcpu=" not in word:
             return False
         value = word.split("-mcpu=", 1)[1]
-        if GFX.match(value) or value.split(":")[0].lower() in LEGACY_PROCESSORS:
+        if GFX.match(value) or LEGACY_PROCESSOR.fullmatch(value):
             return True
         return bool({r.name for r in refs(value) if r.kind == "var"} & self.arch_names())
 

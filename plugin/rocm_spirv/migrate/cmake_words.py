@@ -7,7 +7,7 @@ import itertools
 import re
 
 from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs, split_list
-from rocm_spirv.offload import LEGACY_PROCESSORS, SPIRV_TARGET, TARGET_ID
+from rocm_spirv.offload import LEGACY_PROCESSOR_PATTERN, SPIRV_TARGET, TARGET_ID
 
 # TOOLCHAIN_LISTS (offload.py) are the ones the toolchain file sets; the others are conventional names a
 # project reads as its own option, which no toolchain file sets.
@@ -35,7 +35,7 @@ AMDGCN_TRIPLE = re.compile(r"^(?:--?target=)?amdgcn-")
 # The value an AMD arch flag can carry: a gfx name, a reference ($\{…\}, $<…>, @…@, $ENV), native,
 # amdgcnspirv or one of clang's legacy processor names; not CUDA's sm_*, nor a target of another vendor's
 # clang (Vortex's --offload-arch=vortex, SYCL's pvc).
-_AMD_VALUE = rf"(?:gfx|\$|@|native\b|amdgcnspirv|(?:{'|'.join(sorted(LEGACY_PROCESSORS))})\b)"
+_AMD_VALUE = rf"(?:gfx|\$|@|native\b|amdgcnspirv|{LEGACY_PROCESSOR_PATTERN}\b)"
 ARCH_FLAG = re.compile(rf"^(?:--offload-arch=({_AMD_VALUE}.*)|--cuda-gpu-arch=((?:gfx|\$\{{|\$<).+))$", re.IGNORECASE)
 FLAGS_VAR = re.compile(r"^CMAKE_(CXX|HIP|C|CUDA)_FLAGS(_[A-Z]+)?$")
 HOST_ONLY_FLAGS = frozenset({"--cuda-host-only", "--offload-host-only"})

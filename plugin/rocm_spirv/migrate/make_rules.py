@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from rocm_spirv.migrate.cmake_checks.flags import BACKEND_OPTION_FIX, RSM105
 from rocm_spirv.migrate.cmake_words import ARCH_ITEM, DETECT, GFX, KOKKOS_AMD_ARCH, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
-from rocm_spirv.offload import LEGACY_PROCESSORS, SPIRV_TARGET
+from rocm_spirv.offload import LEGACY_PROCESSOR, SPIRV_TARGET
 
 # Make variables projects keep their GPU list in, besides the CMake spellings.
 MAKE_LIST_VARS = TARGET_VARS | {"OFFLOAD_ARCH", "OFFLOAD_ARCHS", "HIP_ARCH", "HIP_ARCHS", "GPU_ARCH", "AMDGPU_ARCH",
@@ -69,10 +69,10 @@ def _logical_lines(text: str) -> list[_Line]:
 
 
 MAKE_CONDITIONAL = re.compile(r"^\s*(?P<word>ifeq|ifneq|ifdef|ifndef|else|endif)\b(?P<rest>.*)$")
-# a test of gfx names: `ifneq ($(filter gfx1100,$(AMDGPU_TARGETS)),)`, `ifeq ($(GPU),gfx90a)`
 # Kokkos' make build (`include $(KOKKOS_PATH)/Makefile.kokkos`) reads its GPU from KOKKOS_ARCH, a list of CPU and
 # GPU names (`KOKKOS_ARCH = "Zen3,AMD_GFX90A"`), and turns an AMD one into --offload-arch=gfx…
 KOKKOS_MAKE_ARCH = re.compile(rf"^[\"']?{KOKKOS_AMD_ARCH}[\"']?$", re.IGNORECASE)
+# a test of gfx names: `ifneq ($(filter gfx1100,$(AMDGPU_TARGETS)),)`, `ifeq ($(GPU),gfx90a)`
 GFX_TEST = re.compile(r"^\s*(?:ifeq|ifneq)?\s*[(\"'].*\bgfx[0-9]", re.IGNORECASE)
 # tools that list the build machine's GPUs
 OPENMP = re.compile(r"(?<![\w-])-fopenmp\b")
@@ -208,7 +208,7 @@ def analyze(path: str, text: str) -> FileReport:
                              Redirect.BUILD_FILE))
                 break
             if (GFX.search(value) and SPIRV_TARGET not in value) or GFX_TEMPLATE.match(value) or \
-                    value.split(":")[0].lower() in LEGACY_PROCESSORS:
+                    LEGACY_PROCESSOR.fullmatch(value):
                 what = "names only gfx targets" if GFX_TEMPLATE.match(value) else "is hard-coded"
                 add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} {what}",
                              "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES) with "

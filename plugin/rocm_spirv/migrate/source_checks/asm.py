@@ -47,9 +47,9 @@ FOREIGN_ASM = re.compile(_INSN + r"(?:[a-z][a-z0-9_]*\.[a-z0-9]|\.reg\s*\.[a-z])
 # (`asm volatile("" : "+v"(x))`, a register-class pin) the backend stops: "unable to translate
 # instruction: call", so that one is reported like any assembly. A template that is one AMDGPU assembler
 # comment (`asm volatile(";;# grid barrier incoming")`, a marker to find in the ISA dump) holds none either.
-EMPTY_ASM = re.compile(r'\(\s*"(?:\s*;[^"\\]*)?"\s*(?:\)|:\s*(?:\)|:))')
-
-COMMENT_TEMPLATE = re.compile(r'\w+(?:\s+\w+)*\s*\(\s*"\s*;[^"\\]*"')
+_COMMENT = r'\s*;[^"\\]*'  # one assembler comment, no escape (a `\n` would start another line)
+EMPTY_ASM = re.compile(rf'\(\s*"(?:{_COMMENT})?"\s*(?:\)|:\s*(?:\)|:))')
+COMMENT_TEMPLATE = re.compile(rf'\w+(?:\s+\w+)*\s*\(\s*"{_COMMENT}"')
 TEMPLATE_MACRO = re.compile(r"\s*\w+(?:\s+\w+)*\s*\(\s*([A-Za-z_]\w*)\s*\"")  # asm volatile(NAME "…"
 # `if constexpr (N >= 1) asm volatile(…)` (Primus-Turbo): the `)` closes a condition, not a declarator
 CONTROL_HEAD = re.compile(r"\b(?:if|while|for|switch)\s*(?:constexpr\s*)?\(.*\)\s*$")
