@@ -99,10 +99,10 @@ NAIVE_CMAKE = re.compile(
 
 
 def kind_of(name: str) -> str | None:
-    from rocm_spirv.migrate.walk import classify
+    from rocm_spirv.migrate.walk import classify, script_kind
     if name.startswith("Makefile.") or name.endswith(".mk"):
         return "make"
-    return classify(name)
+    return classify(name) or script_kind(name)
 
 
 def candidates(root: Path) -> list[tuple[str, int, str]]:
@@ -119,7 +119,7 @@ def candidates(root: Path) -> list[tuple[str, int, str]]:
             for i, line in enumerate(strip(text).splitlines()):
                 if any(rx.search(line) for rx in source):
                     out.append((rel, i + 1, raw[i].strip()))
-        elif kind in ("cmake", "make"):
+        elif kind in ("cmake", "make", "python", "pyproject", "bazel"):
             for i, line in enumerate(raw):
                 if NAIVE_CMAKE.search(line.split("#", 1)[0]):
                     out.append((rel, i + 1, line.strip()))

@@ -13,6 +13,23 @@ MAKEFILES_PREFIX = ("Makefile.", "makefile.")
 PRESETS = frozenset({"CMakePresets.json", "CMakeUserPresets.json"})
 SOURCE_SUFFIXES = frozenset({".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".c", ".h", ".hh", ".hpp",
                              ".hxx", ".inl", ".ipp", ".tpp", ".cl"})
+# Python and Bazel build descriptions: setup.py (and setup_rocm.py-style variants), pyproject.toml, BUILD files,
+# Starlark extensions and .bazelrc. Other Python modules are not build descriptions: a runtime table that picks
+# a kernel config by gfx name is dispatch, not a build construct.
+BAZEL_FILES = frozenset({"BUILD", "BUILD.bazel", ".bazelrc"})
+
+
+def script_kind(name: str) -> str | None:
+    """python, pyproject or bazel for a build description written in Python, TOML or Starlark."""
+    if name == "setup.py" or (name.startswith("setup_") and name.endswith(".py")):
+        return "python"
+    if name == "pyproject.toml":
+        return "pyproject"
+    if name in BAZEL_FILES or name.endswith(".bzl") or name.endswith(".bazelrc"):
+        return "bazel"
+    return None
+
+
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "node_modules", ".rocm-spirv"})
 
 
