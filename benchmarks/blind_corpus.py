@@ -99,10 +99,10 @@ NAIVE_CMAKE = re.compile(
 
 
 def kind_of(name: str) -> str | None:
-    from rocm_spirv.migrate.walk import classify, script_kind
+    from rocm_spirv.migrate.walk import classify
     if name.startswith("Makefile.") or name.endswith(".mk"):
         return "make"
-    return classify(name) or script_kind(name)
+    return classify(name)
 
 
 def candidates(root: Path) -> list[tuple[str, int, str]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from rocm_spirv.migrate import cmake_checks, make_rules, presets, source_checks, source_rules
+from rocm_spirv.migrate import build_scripts, cmake_checks, make_rules, presets, source_checks, source_rules
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.findings import Rule, Severity
 from rocm_spirv.migrate.oracle import rules as oracle_rules
@@ -28,7 +28,7 @@ def _submodules(package: ModuleType) -> list[ModuleType]:
 TOPIC_MODULES = _submodules(cmake_checks)
 SOURCE_MODULES = [m for m in _submodules(source_checks) if hasattr(m, "RULES")]
 DECLARING: list[ModuleType] = [m for m in TOPIC_MODULES if hasattr(m, "TOPIC")] + SOURCE_MODULES + [
-    make_rules, presets, oracle_rules]
+    make_rules, build_scripts, presets, oracle_rules]
 
 
 def _declared(module: ModuleType) -> tuple[Rule, ...]:

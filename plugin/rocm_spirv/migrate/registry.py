@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rocm_spirv.migrate import cmake_checks, make_rules, presets, source_rules
+from rocm_spirv.migrate import build_scripts, cmake_checks, make_rules, presets, source_rules
 from rocm_spirv.migrate.findings import Rule
 from rocm_spirv.migrate.oracle import rules as oracle_rules
 
@@ -20,7 +20,8 @@ def collect(*groups: Iterable[Rule]) -> dict[str, Rule]:
     return dict(sorted(out.items()))
 
 
-RULES = collect(cmake_checks.RULES, presets.RULES, source_rules.RULES, make_rules.RULES, oracle_rules.RULES)
+RULES = collect(cmake_checks.RULES, presets.RULES, source_rules.RULES, make_rules.RULES, build_scripts.RULES,
+                oracle_rules.RULES)
 UNREACHABLE = frozenset(r.id for r in RULES.values() if r.unreachable)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocm_spirv.fsutil import NotRegularFile, read_regular_stat
-from rocm_spirv.migrate import cmake_rules, gate, make_rules, presets, source_rules
+from rocm_spirv.migrate import build_scripts, cmake_rules, gate, make_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_checks import findhip
 from rocm_spirv.migrate.cmake_lexer import CMakeSyntaxError, parse
 from rocm_spirv.migrate.cmake_rules import CMakeFacts, Context
@@ -236,6 +236,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 report = presets.analyze(rel, for_analysis(text))
             elif kind == "make":
                 report = make_rules.analyze(rel, text)
+            elif kind in build_scripts.KINDS:
+                report = build_scripts.analyze(rel, text, kind)
             else:
                 report = take_source(rel, text, frozenset())
             # FindHIP.cmake vendored into the tree defines them too: that is FindHIP (HCC_AMDGPU_TARGET its list)

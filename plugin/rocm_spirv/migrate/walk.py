@@ -34,7 +34,7 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "n
 
 
 def classify(name: str) -> str | None:
-    """cmake, make, presets, source, or None for files the scan ignores."""
+    """cmake, make, presets, source, python, pyproject, bazel, or None for files the scan ignores."""
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return "cmake"
     # Makefile.<name> (Makefile.kokkos, Makefile.common), *.mk and make.inc (magma's and LAPACK-style
@@ -47,7 +47,7 @@ def classify(name: str) -> str | None:
     dot = name.rfind(".")
     if dot > 0 and name[dot:].lower() in SOURCE_SUFFIXES:
         return "source"
-    return None
+    return script_kind(name)
 
 
 def excluded(rel: str, patterns: Sequence[str]) -> bool:

@@ -1,0 +1,139 @@
+"""Python and Bazel build descriptions (migrate/build_scripts.py): setup.py, pyproject.toml, BUILD, .bzl, .bazelrc."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rocm_spirv.migrate.scan import scan
+from rocm_spirv.migrate.walk import classify
+
+CLI = [sys.executable, "-m", "rocm_spirv"]
+
+SETUP = '''\
+"""Builds the kernels for gfx90a and gfx942 (a docstring names them: no finding)."""
+import os
+import torch
+
+# the default list gfx90a (a comment: no finding)
+archs = os.environ.get("PYTORCH_ROCM_ARCH", "gfx90a;gfx942")
+allowed_archs = [
+    "native",
+    "gfx90a",
+    "gfx942",
+]
+user = os.getenv("GPU_ARCHS", "native").split(";")
+flags = [f"--offload-arch={a}" for a in user]
+for a in user:
+    if a not in allowed_archs:
+        raise ValueError(f"arch {a} unsupported; supported: gfx90a, gfx942")
+if "gfx942" in archs:
+    sources = ["fp8.hip"]
+    flags.append("--offload-arch=gfx942")
+elif archs.startswith("gfx11"):
+    sources = []
+else:
+    sources = ["gfx_generic.hip"]
+print("building for gfx90a")
+arch = torch.cuda.get_device_properties(0).gcnArchName
+ext = dict(extra_compile_args={"nvcc": ["-O3", "--offload-arch=gfx90a"],
+                               "cxx": ["-O3"]})
+try:
+    import hip
+except ImportError:
+    os.environ["PYTORCH_ROCM_ARCH"] = "gfx1100"
+cuda = ["-gencode", "arch=compute_80,code=sm_80"]
+'''
+
+
+def _found(root: Path) -> list[tuple[str, int, str]]:
+    return sorted((f.path, f.line, f.rule.id) for f in scan(root).result.findings)
+
+
+def test_build_descriptions_are_walked() -> None:
+    assert classify("setup.py") == "python" and classify("setup_rocm.py") == "python"
+    assert classify("pyproject.toml") == "pyproject"
+    assert {classify(n) for n in ("BUILD", "BUILD.bazel", "rocm.bzl", ".bazelrc", "ci.bazelrc")} == {"bazel"}
+    # other Python is runtime code, not a build description
+    assert classify("kernels.py") is None and classify("setup.cfg") is None
+
+
+def test_setup_py_statements(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(SETUP)
+    assert _found(tmp_path) == [
+        ("setup.py", 6, "RSM303"),   # PYTORCH_ROCM_ARCH's default
+        ("setup.py", 7, "RSM303"),   # the allow-list, one finding at its first line
+        ("setup.py", 17, "RSM303"),  # a branch on a gfx name: its body (the flag at 19) is part of it
+        ("setup.py", 20, "RSM303"),  # an elif is a test of its own
+        ("setup.py", 25, "RSM303"),  # the build machine's GPU
+        ("setup.py", 26, "RSM304"),  # a literal flag in a two-line statement, at its first line
+        ("setup.py", 31, "RSM303"),  # in an except handler's body
+    ]
+    messages = {f.line: f.message for f in scan(tmp_path).result.findings}
+    assert messages[7].startswith("names gfx90a gfx942:")  # in the order written
+    assert messages[26].startswith("--offload-arch=gfx90a: a hard-coded per-arch flag in a Python build script")
+
+
+def test_python2_setup_falls_back_to_the_tokenizer(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text('print "building for gfx90a"\n"""gfx90a"""\nARCHS = ["gfx90a",\n'
+                                       '  "gfx942"]\nflag = "--offload-arch=gfx908"\n')
+    assert _found(tmp_path) == [("setup.py", 3, "RSM303"), ("setup.py", 5, "RSM304")]
+
+
+def test_unreadable_python_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text('ARCHS = """gfx90a\n')  # an unterminated string: not even tokens
+    report = scan(tmp_path).result
+    assert [f.error for f in report.files if f.error] == [
+        "not readable as Python: ('EOF in multi-line string', (1, 8)); its gfx lists were not checked"]
+
+
+def test_bazel_files(tmp_path: Path) -> None:
+    (tmp_path / "BUILD").write_text(
+        'load("@rocm_spirv//:defs.bzl", "hip_library")\n'
+        'hip_library(name = "k", srcs = ["k.hip"], archs = ["gfx90a"])  # ours: hybrid by choice\n'
+        'cc_library(\n    name = "j",\n    copts = ["-O2", "--offload-arch=gfx942"],\n)\n')
+    (tmp_path / "rocm.bzl").write_text(
+        '_DEFAULT_TARGETS = ["gfx900", "gfx906"]\n'
+        'def targets(ctx):\n    """gfx90a in a docstring"""\n    return ctx.os.environ.get("ROCM_TARGETS", "")\n')
+    (tmp_path / ".bazelrc").write_text(
+        "# build:rocm --action_env=X=gfx900\n"
+        "build:rocm --action_env=TF_ROCM_AMDGPU_TARGETS=gfx900,gfx906\n"
+        'build:rocm --repo_env=TF_ROCM_AMDGPU_TARGETS="gfx90a,gfx942"\n'
+        "build --copt=--offload-arch=gfx1100\n"
+        "build --config=gfx\n")
+    assert _found(tmp_path) == [(".bazelrc", 2, "RSM303"), (".bazelrc", 3, "RSM303"), (".bazelrc", 4, "RSM304"),
+                                ("BUILD", 3, "RSM304"), ("rocm.bzl", 1, "RSM303")]
+
+
+def test_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\nkeywords = ["gfx90a"]\n\n'
+        '[tool.scikit-build]\ncmake.define.GPU_TARGETS = "gfx90a;gfx942"  # "gfx1100"\n'
+        'cmake.args = [\n  "-G", "Ninja",\n  "-DAMDGPU_TARGETS=gfx942",\n]\n'
+        '# "gfx1030"\n[tool.cibuildwheel.linux]\nenvironment = { PYTORCH_ROCM_ARCH = "gfx90a" }\n')
+    assert _found(tmp_path) == [("pyproject.toml", 6, "RSM303"), ("pyproject.toml", 7, "RSM303"),
+                                ("pyproject.toml", 13, "RSM303")]
+
+
+def test_preview_gate_and_apply_leave_them_alone(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(SETUP)
+    before = (tmp_path / "setup.py").read_bytes()
+    plain = subprocess.run([*CLI, "migrate", str(tmp_path), "--output-format", "json"], capture_output=True,
+                           text=True, check=False)
+    assert plain.returncode == 0, plain.stderr
+    assert json.loads(plain.stdout)["findings"] == []  # preview rules: not reported without --preview
+    shown = subprocess.run([*CLI, "migrate", str(tmp_path), "--preview", "--check", "--output-format", "json"],
+                           capture_output=True, text=True, check=False)
+    assert shown.returncode == 1, shown.stderr
+    assert {f["rule"] for f in json.loads(shown.stdout)["findings"]} == {"RSM303", "RSM304"}
+    applied = subprocess.run([*CLI, "migrate", str(tmp_path), "--preview", "--apply"], capture_output=True,
+                             text=True, check=False)
+    assert applied.returncode in (0, 1), applied.stderr
+    assert (tmp_path / "setup.py").read_bytes() == before
+
+
+def test_a_file_without_gfx_is_not_parsed(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text("this is not python (\n")  # never parsed: nothing to look for
+    assert scan(tmp_path).result.files == []
