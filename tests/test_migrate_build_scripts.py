@@ -65,9 +65,9 @@ def test_setup_py_statements(tmp_path: Path) -> None:
     assert _found(tmp_path) == [
         ("setup.py", 6, "RSM303"),   # PYTORCH_ROCM_ARCH's default
         ("setup.py", 7, "RSM303"),   # the allow-list, one finding at its first line
+        ("setup.py", 12, "RSM303"),  # a default of "native": the build machine's GPU (gcnArchName at 25 resolves it)
         ("setup.py", 17, "RSM303"),  # a branch on a gfx name: its body (the flag at 19) is part of it
         ("setup.py", 20, "RSM303"),  # an elif is a test of its own
-        ("setup.py", 25, "RSM303"),  # the build machine's GPU
         ("setup.py", 26, "RSM304"),  # a literal flag in a two-line statement, at its first line
         ("setup.py", 31, "RSM303"),  # in an except handler's body
     ]
@@ -137,3 +137,49 @@ def test_preview_gate_and_apply_leave_them_alone(tmp_path: Path) -> None:
 def test_a_file_without_gfx_is_not_parsed(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text("this is not python (\n")  # never parsed: nothing to look for
     assert scan(tmp_path).result.files == []
+
+
+DETECTOR = """\
+import re, subprocess
+
+
+def _detect_arch():
+    out = subprocess.check_output(["rocminfo"], text=True)
+    for line in out.splitlines():
+        if "gfx" in line and "Name:" in line:
+            return line.split()[-1]
+    return "native"
+
+
+def _checked(targets):
+    for t in targets:
+        if t[:3] != "gfx":
+            raise ValueError("not an AMD GPU: %s" % t)
+    return targets
+
+
+arch = _detect_arch()
+flags = ["-O3", "-mllvm", "-amdgpu-early-inline-all=true", f"--offload-arch={arch}"]
+flags += ["-mllvm", "-enable-post-misched=0"]
+kernels = [k for k in ["a_gfx11.cpp", "b.cpp"] if re.search(r"_gfx1[12]", k)]
+"""
+
+
+def test_detection_backend_options_and_patterns(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(DETECTOR)
+    found = scan(tmp_path).result.findings
+    assert [(f.line, f.rule.id) for f in sorted(found, key=lambda f: f.line)] == [
+        (14, "RSM303"),  # a "gfx" prefix test that stops the build: an allow-list amdgcnspirv fails
+        (19, "RSM303"),  # where the detector's answer becomes the target (its own "gfx" tests are its parsing)
+        (20, "RSM105"),  # an AMDGPU backend option; -enable-post-misched at 21 is no AMDGPU option
+        (22, "RSM303"),  # a regex over gfx names picks build content
+    ]
+    by_line = {f.line: f.message for f in found}
+    assert by_line[19].startswith("names _detect_arch() returns the build machine's GPU")
+    assert by_line[20] == "backend option -mllvm -amdgpu-early-inline-all=true in a Python build script"
+
+
+def test_a_detector_nothing_calls_is_reported_where_it_detects(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text('import torch\n\n\ndef arch():\n    p = torch.cuda.get_device_properties(0)\n'
+                                       '    return getattr(p, "gcnArchName", "")\n')
+    assert _found(tmp_path) == [("setup.py", 6, "RSM303")]

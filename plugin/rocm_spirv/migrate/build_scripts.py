@@ -12,11 +12,13 @@ import io
 import re
 import tokenize
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
-from rocm_spirv.migrate.cmake_words import GFX
+from rocm_spirv.migrate.cmake_checks.flags import BACKEND_OPTION_FIX, RSM105
+from rocm_spirv.migrate.cmake_words import DETECT, GFX
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
-from rocm_spirv.migrate.make_rules import ARCH_FLAG
+from rocm_spirv.migrate.make_rules import ARCH_FLAG, BACKEND_OPTION
 from rocm_spirv.offload import LEGACY_PROCESSOR, SPIRV_TARGET
 
 RSM303 = Rule("RSM303", "script-arch-list", W, "a Python or Bazel build description names gfx targets",
@@ -70,6 +72,7 @@ class _Hit:
     line: int
     rule: Rule
     what: str  # the flag or the names found
+    kind: str = ""  # the part that made it (_Part.kind)
 
 
 def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
@@ -113,49 +116,155 @@ def _own_rule_archs(stmt: ast.stmt, bazel: bool) -> set[int]:
     return out
 
 
-def _statement_hit(stmt: ast.stmt, bazel: bool) -> _Hit | None:
-    """One finding per statement: a literal per-arch flag wins over gfx names (RSM304 says the flag)."""
+# The parts of one statement, strongest first: a literal flag, gfx names, the build machine's GPU (an environment
+# default of "native", or a detection), a test of the "gfx" prefix, an AMDGPU backend option
+Part = Literal["flag", "names", "native", "detect", "prefix", "backend"]
+ENV_GETTERS = frozenset({"getenv", "get", "setdefault"})  # os.getenv(…), os.environ.get(…), os.environ.setdefault(…)
+REGEX_CALLS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile", "sub", "fnmatch"})
+PREFIX = "a test of the gfx prefix (amdgcnspirv fails it)"
+# a call that stops the build: an allow-list's rejection
+FAIL_CALLS = re.compile(r"^(?:fail|\w*_fail|exit|abort)$")
+GFX_PATTERN = re.compile(r"gfx(?:[0-9]|\[|\\d|\()")  # a regex over gfx names: "_gfx1[12]", "^gfx9"
+
+
+@dataclass(frozen=True)
+class _Part:
+    kind: Part
+    what: str
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _env_default(node: ast.Call) -> str | None:
+    """The default of os.getenv("X", d) / os.environ.get("X", d) / os.environ.setdefault("X", d)."""
+    if _call_name(node) in ENV_GETTERS and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and \
+            isinstance(node.args[0], ast.Constant) and isinstance(node.args[1].value, str):
+        return node.args[1].value
+    return None
+
+
+def _parts(stmt: ast.stmt, bazel: bool) -> list[_Part]:
+    """What one statement carries that is per-arch, in source order."""
     skip = _own_rule_archs(stmt, bazel)
-    names: list[str] = []
-    detects = False
+    out: list[_Part] = []
+    strings: list[str] = []
     own = sorted(_own_nodes(stmt), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
     for node in own:
         if id(node) in skip:
             continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            strings.append(node.value)
             flag = _flag(node.value)
             if flag is not None:
-                return _Hit(stmt.lineno, RSM304, flag)
-            names += _names(node.value)
+                out.append(_Part("flag", flag))
+            elif names := _names(node.value):
+                out.append(_Part("names", " ".join(names)))
+            elif node.value == DEVICE_ARCH_ATTRIBUTE or (DETECT.search(node.value) and " " not in node.value.strip()):
+                out.append(_Part("detect", node.value))  # getattr(props, "gcnArchName"), ["rocminfo"]
         elif isinstance(node, ast.JoinedStr):
             # f"--offload-arch=gfx{n}": a template that can only name gfx targets
             parts = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
             if any(re.search(r"(?:--offload-arch|--amdgpu-target|-mcpu)=gfx$", p) for p in parts):
-                return _Hit(stmt.lineno, RSM304, "--offload-arch=gfx{…} (names only gfx targets)")
+                out.append(_Part("flag", "--offload-arch=gfx{…} (names only gfx targets)"))
         elif isinstance(node, ast.Attribute) and node.attr == DEVICE_ARCH_ATTRIBUTE:
-            detects = True
-    if names:
-        return _Hit(stmt.lineno, RSM303, " ".join(dict.fromkeys(names)))
-    if detects:
-        return _Hit(stmt.lineno, RSM303, f"{DEVICE_ARCH_ATTRIBUTE} (the build machine's GPU)")
-    return None
+            out.append(_Part("detect", DEVICE_ARCH_ATTRIBUTE))
+        elif isinstance(node, ast.Call):
+            if _env_default(node) == "native":
+                out.append(_Part("native", f"{ast.unparse(node.func)}(…, \"native\")"))
+            elif _call_name(node) in REGEX_CALLS and any(
+                    isinstance(a, ast.Constant) and isinstance(a.value, str) and GFX_PATTERN.search(a.value)
+                    for a in node.args):
+                out.append(_Part("names", "a pattern over gfx names"))
+            elif _call_name(node) == "startswith" and any(
+                    isinstance(a, ast.Constant) and a.value == "gfx" for a in node.args):
+                out.append(_Part("prefix", PREFIX))
+        elif isinstance(node, ast.Compare) and any(
+                isinstance(c, ast.Constant) and c.value == "gfx" for c in [node.left, *node.comparators]):
+            out.append(_Part("prefix", PREFIX))  # x[:3] != "gfx"
+    backend = BACKEND_OPTION.search(" ".join(strings))
+    if backend is not None:
+        out.append(_Part("backend", f"-mllvm {backend.group('option')}"))
+    return out
+
+
+def _hit(line: int, parts: list[_Part]) -> _Hit | None:
+    """One finding per statement: a literal flag wins (RSM304), then gfx names and the build machine's GPU
+    (RSM303); a backend option (RSM105) is said in that finding, or is the finding."""
+    rank: tuple[Part, ...] = ("flag", "names", "native", "detect", "prefix")
+    main = min((p for p in parts if p.kind in rank), key=lambda p: rank.index(p.kind), default=None)
+    backend = next((p for p in parts if p.kind == "backend"), None)
+    if main is None:
+        return None if backend is None else _Hit(line, RSM105, backend.what)
+    if main.kind == "names":
+        what = " ".join(dict.fromkeys(w for p in parts if p.kind == "names" for w in p.what.split()
+                                      if GFX.fullmatch(w))) or main.what
+    elif main.kind == "native":
+        what = f"{main.what}: the build machine's GPU"
+    elif main.kind == "detect":
+        what = f"{main.what} (the build machine's GPU)"
+    else:
+        what = main.what
+    extra = f"; it also passes the backend option {backend.what}, which the SPIR-V JIT does not see" if backend else ""
+    return _Hit(line, RSM304 if main.kind == "flag" else RSM303, what + extra, main.kind)
+
+
+def _rejects(stmt: ast.If) -> bool:
+    """The branch stops the build: raise, fail(), auto_configure_fail(), sys.exit()."""
+    return any(isinstance(n, ast.Raise) or (isinstance(n, ast.Call) and FAIL_CALLS.match(_call_name(n)) is not None)
+               for b in stmt.body for n in ast.walk(b))
 
 
 def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
-    hits: list[_Hit] = []
-    stack: list[ast.stmt] = list(reversed(tree.body))
+    """Statement by statement, with the function each is in. The build machine's GPU: a function that only
+    detects it (runs rocminfo, reads gcnArchName) is reported where the file calls it, the statement that makes
+    its answer the build's target, and the "gfx" tests that parse the tool's output are part of it; beside an
+    environment default of "native", or in a function that builds a gfx list of its own, the detection is part
+    of that construct. A "gfx" prefix test that stops the build is an allow-list."""
+    hits: list[tuple[_Hit, ast.AST | None]] = []
+    calls: dict[str, list[int]] = {}
+    stack: list[tuple[ast.stmt, ast.AST | None]] = [(s, None) for s in reversed(tree.body)]
     while stack:
-        stmt = stack.pop()
-        hit = None if _docstring(stmt) else _statement_hit(stmt, bazel)
+        stmt, scope = stack.pop()
+        for node in _own_nodes(stmt):
+            if isinstance(node, ast.Call) and _call_name(node):
+                calls.setdefault(_call_name(node), []).append(stmt.lineno)
+        hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(stmt, bazel))
+        if hit is not None and hit.kind == "prefix" and isinstance(stmt, ast.If) and _rejects(stmt):
+            hit = replace(hit, kind="names")
         if hit is not None:
-            hits.append(hit)
-            if isinstance(stmt, ast.If):
+            hits.append((hit, scope))
+            if isinstance(stmt, ast.If) and hit.kind != "backend":
                 # what a branch on gfx names does is part of it; an `elif` is a test of its own
                 elif_ = stmt.orelse[0] if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If) else None
-                stack.extend([elif_] if elif_ is not None else [])
+                stack.extend([(elif_, scope)] if elif_ is not None else [])
                 continue
-        stack.extend(reversed(_nested(stmt)))
-    return sorted(hits, key=lambda h: h.line)
+        inner = stmt if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope
+        stack.extend((s, inner) for s in reversed(_nested(stmt)))
+    kinds: dict[int, set[str]] = {}
+    for h, scope in hits:
+        kinds.setdefault(id(scope), set()).add(h.kind)
+    out: list[_Hit] = []
+    moved: set[int] = set()
+    for h, scope in hits:
+        own = kinds[id(scope)]
+        function = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if h.kind == "prefix" and "detect" in own:
+            continue  # `if name.startswith("gfx")` over rocminfo's lines: how the detection reads its answer
+        if h.kind != "detect":
+            out.append(h)
+        elif "native" in own or (function and own & {"names", "flag"}):
+            continue
+        elif isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and calls.get(scope.name):
+            if id(scope) not in moved:  # one finding per calling statement, none inside the detector
+                moved.add(id(scope))
+                out += [replace(h, line=n, what=f"{scope.name}() returns the build machine's GPU", kind="names")
+                        for n in sorted(set(calls[scope.name]))]
+        else:
+            out.append(h)
+    return sorted(set(out), key=lambda h: (h.line, h.rule.id))
 
 
 def _token_hits(text: str) -> list[_Hit]:
@@ -268,6 +377,9 @@ def analyze(path: str, text: str, kind: str) -> FileReport:
         if hit.rule is RSM304:
             message = f"{hit.what}: a hard-coded per-arch flag in a {_what(kind, name)}"
             fix = FLAG_FIX
+        elif hit.rule is RSM105:
+            message = f"backend option {hit.what} in a {_what(kind, name)}"
+            fix = BACKEND_OPTION_FIX
         else:
             message = f"names {hit.what}: a per-arch target list or test in a {_what(kind, name)}"
             fix = LIST_FIX
