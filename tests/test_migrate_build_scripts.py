@@ -183,3 +183,11 @@ def test_a_detector_nothing_calls_is_reported_where_it_detects(tmp_path: Path) -
     (tmp_path / "setup.py").write_text('import torch\n\n\ndef arch():\n    p = torch.cuda.get_device_properties(0)\n'
                                        '    return getattr(p, "gcnArchName", "")\n')
     assert _found(tmp_path) == [("setup.py", 6, "RSM303")]
+
+
+def test_a_filter_through_a_gfx_list_drops_amdgcnspirv(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(
+        'import os\nSUPPORTED = ["gfx942", "gfx950"]\narchs = os.environ["PYTORCH_ROCM_ARCH"].split(";")\n'
+        'kept = list(set(SUPPORTED) & set(archs))\nalso = [a for a in archs if a in SUPPORTED]\n'
+        'same = set(archs).intersection(SUPPORTED)\nmine = [a for a in archs if a in archs]\n')
+    assert _found(tmp_path) == [("setup.py", n, "RSM303") for n in (2, 4, 5, 6)]

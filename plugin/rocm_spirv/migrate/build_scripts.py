@@ -146,7 +146,25 @@ def _env_default(node: ast.Call) -> str | None:
     return None
 
 
-def _parts(stmt: ast.stmt, bazel: bool) -> list[_Part]:
+def _filters(node: ast.AST, lists: frozenset[str]) -> bool:
+    """A set intersection with a module-level gfx list (`set(SUPPORTED) & set(archs)`, `.intersection(SUPPORTED)`)
+    or a comprehension keeping what is in one (`[a for a in archs if a in SUPPORTED]`): amdgcnspirv is silently
+    dropped."""
+    def named(n: ast.AST) -> bool:
+        if isinstance(n, ast.Call) and _call_name(n) in ("set", "frozenset", "list") and n.args:
+            n = n.args[0]
+        return isinstance(n, ast.Name) and n.id in lists
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
+        return named(node.left) or named(node.right)
+    if isinstance(node, ast.Call) and _call_name(node) == "intersection":
+        return any(named(a) for a in node.args) or (isinstance(node.func, ast.Attribute) and named(node.func.value))
+    if isinstance(node, ast.comprehension):
+        return any(isinstance(c, ast.Compare) and isinstance(c.ops[0], ast.In) and named(c.comparators[0])
+                   for c in node.ifs)
+    return False
+
+
+def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset()) -> list[_Part]:
     """What one statement carries that is per-arch, in source order."""
     skip = _own_rule_archs(stmt, bazel)
     out: list[_Part] = []
@@ -155,6 +173,8 @@ def _parts(stmt: ast.stmt, bazel: bool) -> list[_Part]:
     for node in own:
         if id(node) in skip:
             continue
+        if lists and _filters(node, lists):
+            out.append(_Part("names", "a filter through a gfx list (amdgcnspirv is dropped)"))
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             strings.append(node.value)
             flag = _flag(node.value)
@@ -225,13 +245,16 @@ def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
     of that construct. A "gfx" prefix test that stops the build is an allow-list."""
     hits: list[tuple[_Hit, ast.AST | None]] = []
     calls: dict[str, list[int]] = {}
+    lists = frozenset(t.id for s in tree.body if isinstance(s, (ast.Assign, ast.AnnAssign))
+                      for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+                      if isinstance(t, ast.Name) and any(p.kind == "names" for p in _parts(s, bazel)))
     stack: list[tuple[ast.stmt, ast.AST | None]] = [(s, None) for s in reversed(tree.body)]
     while stack:
         stmt, scope = stack.pop()
         for node in _own_nodes(stmt):
             if isinstance(node, ast.Call) and _call_name(node):
                 calls.setdefault(_call_name(node), []).append(stmt.lineno)
-        hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(stmt, bazel))
+        hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(stmt, bazel, lists))
         if hit is not None and hit.kind == "prefix" and isinstance(stmt, ast.If) and _rejects(stmt):
             hit = replace(hit, kind="names")
         if hit is not None:
