@@ -45,6 +45,7 @@ try:
 except ImportError:
     os.environ["PYTORCH_ROCM_ARCH"] = "gfx1100"
 cuda = ["-gencode", "arch=compute_80,code=sm_80"]
+host = {"cxx": ["-O3", "-mcpu=native"]}
 '''
 
 

@@ -51,8 +51,10 @@ def _flag(text: str) -> str | None:
     """The per-arch flag a string carries: `--offload-arch=gfx942`, `-mcpu=gfx90a`, `--offload-arch=native`."""
     for m in ARCH_FLAG.finditer(text):
         value = m.group("value")
-        if (GFX.search(value) and SPIRV_TARGET not in value) or value == "native" or \
-                LEGACY_PROCESSOR.fullmatch(value):
+        # -mcpu=native in a host compiler's flags tunes for the build machine's CPU: only --offload-arch=native
+        # names its GPU
+        native = value == "native" and m.group(0).startswith("--offload-arch")
+        if (GFX.search(value) and SPIRV_TARGET not in value) or native or LEGACY_PROCESSOR.fullmatch(value):
             return m.group(0)
     return None
 
@@ -72,7 +74,7 @@ class _Hit:
     line: int
     rule: Rule
     what: str  # the flag or the names found
-    kind: str = ""  # the part that made it (_Part.kind)
+    kind: Part | Literal[""] = ""  # the part that made it
 
 
 def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
