@@ -192,3 +192,32 @@ def test_a_filter_through_a_gfx_list_drops_amdgcnspirv(tmp_path: Path) -> None:
         'kept = list(set(SUPPORTED) & set(archs))\nalso = [a for a in archs if a in SUPPORTED]\n'
         'same = set(archs).intersection(SUPPORTED)\nmine = [a for a in archs if a in archs]\n')
     assert _found(tmp_path) == [("setup.py", n, "RSM303") for n in (2, 4, 5, 6)]
+
+
+PROBES = """\
+import os, warnings
+if os.environ.get("ROCM"):
+    allowed = {"gfx942", "gfx950"}
+    archs = os.environ["PYTORCH_ROCM_ARCH"].split(";")
+    keep = []
+    for a in archs:
+        if a in allowed:
+            keep.append(f"--offload-arch={a}")
+        else:
+            print("ignoring", a)
+    assert all(a in allowed for a in archs)
+    if "gfx950" in archs:
+        warnings.warn(f"gfx950 with {sorted(set(archs) & {'gfx942', 'gfx950'})} is slow")
+    flags = []
+    if check_flag("-mllvm -amdgpu-coerce-illegal-types=1"):
+        flags.extend(["-mllvm", "-amdgpu-coerce-illegal-types=1"])
+"""
+
+
+def test_filters_probes_and_warnings(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(PROBES)
+    assert _found(tmp_path) == [
+        ("setup.py", 3, "RSM303"),  # the list, bound inside a branch
+        ("setup.py", 7, "RSM303"),  # a filter keeping members: amdgcnspirv dropped (the assert at 11 is the list's)
+        ("setup.py", 16, "RSM105"),  # the option passed; the `if` at 15 only probes it
+    ]  # the branch at 12 only warns: no build content

@@ -124,6 +124,7 @@ Part = Literal["flag", "names", "native", "detect", "prefix", "backend"]
 ENV_GETTERS = frozenset({"getenv", "get", "setdefault"})  # os.getenv(…), os.environ.get(…), os.environ.setdefault(…)
 REGEX_CALLS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile", "sub", "fnmatch"})
 PREFIX = "a test of the gfx prefix (amdgcnspirv fails it)"
+SAY_CALLS = re.compile(r"^(?:print|warn|debug|info|warning|log)$")  # print(), warnings.warn(), logger.info()
 # a call that stops the build: an allow-list's rejection
 FAIL_CALLS = re.compile(r"^(?:fail|\w*_fail|exit|abort)$")
 GFX_PATTERN = re.compile(r"gfx(?:[0-9]|\[|\\d|\()")  # a regex over gfx names: "_gfx1[12]", "^gfx9"
@@ -149,9 +150,9 @@ def _env_default(node: ast.Call) -> str | None:
 
 
 def _filters(node: ast.AST, lists: frozenset[str]) -> bool:
-    """A set intersection with a module-level gfx list (`set(SUPPORTED) & set(archs)`, `.intersection(SUPPORTED)`)
-    or a comprehension keeping what is in one (`[a for a in archs if a in SUPPORTED]`): amdgcnspirv is silently
-    dropped."""
+    """A membership test against a gfx list the file sets (`if arch in SUPPORTED:`, `[a for a in archs if a in
+    SUPPORTED]`) or a set intersection with one (`set(SUPPORTED) & set(archs)`, `.intersection(SUPPORTED)`): an
+    allow-list, which drops or rejects amdgcnspirv."""
     def named(n: ast.AST) -> bool:
         if isinstance(n, ast.Call) and _call_name(n) in ("set", "frozenset", "list") and n.args:
             n = n.args[0]
@@ -160,9 +161,9 @@ def _filters(node: ast.AST, lists: frozenset[str]) -> bool:
         return named(node.left) or named(node.right)
     if isinstance(node, ast.Call) and _call_name(node) == "intersection":
         return any(named(a) for a in node.args) or (isinstance(node.func, ast.Attribute) and named(node.func.value))
-    if isinstance(node, ast.comprehension):
-        return any(isinstance(c, ast.Compare) and isinstance(c.ops[0], ast.In) and named(c.comparators[0])
-                   for c in node.ifs)
+    if isinstance(node, ast.Compare):
+        return any(isinstance(op, (ast.In, ast.NotIn)) and named(c)
+                   for op, c in zip(node.ops, node.comparators, strict=True))
     return False
 
 
@@ -171,6 +172,10 @@ def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset()) -> 
     skip = _own_rule_archs(stmt, bazel)
     out: list[_Part] = []
     strings: list[str] = []
+    # a membership test that rejects (`assert a in ALLOWED`, `if a not in ALLOWED: raise`) is the allow-list's
+    # own check, reported with the list; one that filters (keeps members, drops the rest) is a construct of its own
+    rejects = isinstance(stmt, ast.Assert) or (isinstance(stmt, ast.If) and _rejects(stmt))
+    lists = frozenset() if rejects else lists
     own = sorted(_own_nodes(stmt), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
     for node in own:
         if id(node) in skip:
@@ -219,7 +224,7 @@ def _hit(line: int, parts: list[_Part]) -> _Hit | None:
     main = min((p for p in parts if p.kind in rank), key=lambda p: rank.index(p.kind), default=None)
     backend = next((p for p in parts if p.kind == "backend"), None)
     if main is None:
-        return None if backend is None else _Hit(line, RSM105, backend.what)
+        return None if backend is None else _Hit(line, RSM105, backend.what, "backend")
     if main.kind == "names":
         what = " ".join(dict.fromkeys(w for p in parts if p.kind == "names" for w in p.what.split()
                                       if GFX.fullmatch(w))) or main.what
@@ -239,6 +244,13 @@ def _rejects(stmt: ast.If) -> bool:
                for b in stmt.body for n in ast.walk(b))
 
 
+def _only_says(stmt: ast.If) -> bool:
+    """Every statement of the branch (and of its else) prints, warns or logs."""
+    body = stmt.body + stmt.orelse
+    return all(isinstance(b, ast.Expr) and isinstance(b.value, ast.Call) and SAY_CALLS.match(_call_name(b.value))
+               is not None for b in body)
+
+
 def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
     """Statement by statement, with the function each is in. The build machine's GPU: a function that only
     detects it (runs rocminfo, reads gcnArchName) is reported where the file calls it, the statement that makes
@@ -247,7 +259,8 @@ def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
     of that construct. A "gfx" prefix test that stops the build is an allow-list."""
     hits: list[tuple[_Hit, ast.AST | None]] = []
     calls: dict[str, list[int]] = {}
-    lists = frozenset(t.id for s in tree.body if isinstance(s, (ast.Assign, ast.AnnAssign))
+    # names the file binds to a gfx list, in any scope: `allowed = {"gfx942", "gfx950"}` inside `if rocm:`
+    lists = frozenset(t.id for s in ast.walk(tree) if isinstance(s, (ast.Assign, ast.AnnAssign))
                       for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
                       if isinstance(t, ast.Name) and any(p.kind == "names" for p in _parts(s, bazel)))
     stack: list[tuple[ast.stmt, ast.AST | None]] = [(s, None) for s in reversed(tree.body)]
@@ -259,6 +272,10 @@ def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
         hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(stmt, bazel, lists))
         if hit is not None and hit.kind == "prefix" and isinstance(stmt, ast.If) and _rejects(stmt):
             hit = replace(hit, kind="names")
+        if hit is not None and isinstance(stmt, ast.If) and _only_says(stmt):
+            continue  # a branch that only warns or prints picks no build content
+        if hit is not None and isinstance(stmt, ast.If) and hit.kind == "backend":
+            hit = None  # `if check_flag("-mllvm -amdgpu-…"):` probes the option; the body passes it
         if hit is not None:
             hits.append((hit, scope))
             if isinstance(stmt, ast.If) and hit.kind != "backend":
