@@ -221,3 +221,40 @@ def test_filters_probes_and_warnings(tmp_path: Path) -> None:
         ("setup.py", 7, "RSM303"),  # a filter keeping members: amdgcnspirv dropped (the assert at 11 is the list's)
         ("setup.py", 16, "RSM105"),  # the option passed; the `if` at 15 only probes it
     ]  # the branch at 12 only warns: no build content
+
+
+FALLBACKS = """\
+import os, re, subprocess
+
+
+def rocm_arch():
+    try:
+        out = subprocess.run(["rocminfo"], capture_output=True, text=True).stdout
+        m = re.search(r"Name:\\\\s+(gfx[0-9a-z]+)", out)
+        if m:
+            return m.group(1)
+        return "gfx942"
+    except FileNotFoundError:
+        return "gfx942"
+
+
+def targets():
+    env = os.environ.get("TARGETS")
+    if not env:
+        env = ",".join(t for t in subprocess.check_output(["rocm_agent_enumerator"]).split() if t != "gfx000")
+    return env.split(",")
+
+
+flags = [f"--offload-arch={rocm_arch()}"]
+archs = targets()
+"""
+
+
+def test_a_detector_with_fallbacks_and_one_that_falls_back_to_detection(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(FALLBACKS)
+    assert _found(tmp_path) == [
+        ("setup.py", 10, "RSM303"),  # rocm_arch()'s hard-coded fallbacks; the regex at 7 parses rocminfo's output
+        ("setup.py", 12, "RSM303"),
+        ("setup.py", 18, "RSM303"),  # targets() detects only when the user's TARGETS is unset: reported inside
+        ("setup.py", 22, "RSM303"),  # where rocm_arch()'s answer becomes the target
+    ]  # archs = targets() at 23 is the user's setting or that fallback: no construct of its own

@@ -119,8 +119,9 @@ def _own_rule_archs(stmt: ast.stmt, bazel: bool) -> set[int]:
 
 
 # The parts of one statement, strongest first: a literal flag, gfx names, the build machine's GPU (an environment
-# default of "native", or a detection), a test of the "gfx" prefix, an AMDGPU backend option
-Part = Literal["flag", "names", "native", "detect", "prefix", "backend"]
+# default of "native", or a detection), a test that reads gfx names (a "gfx" prefix, a regex: how a detection
+# parses a tool's output, or a construct of its own elsewhere), an AMDGPU backend option
+Part = Literal["flag", "names", "native", "detect", "parse", "backend"]
 ENV_GETTERS = frozenset({"getenv", "get", "setdefault"})  # os.getenv(…), os.environ.get(…), os.environ.setdefault(…)
 REGEX_CALLS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile", "sub", "fnmatch"})
 PREFIX = "a test of the gfx prefix (amdgcnspirv fails it)"
@@ -204,13 +205,13 @@ def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset()) -> 
             elif _call_name(node) in REGEX_CALLS and any(
                     isinstance(a, ast.Constant) and isinstance(a.value, str) and GFX_PATTERN.search(a.value)
                     for a in node.args):
-                out.append(_Part("names", "a pattern over gfx names"))
+                out.append(_Part("parse", "a pattern over gfx names"))
             elif _call_name(node) == "startswith" and any(
                     isinstance(a, ast.Constant) and a.value == "gfx" for a in node.args):
-                out.append(_Part("prefix", PREFIX))
+                out.append(_Part("parse", PREFIX))
         elif isinstance(node, ast.Compare) and any(
                 isinstance(c, ast.Constant) and c.value == "gfx" for c in [node.left, *node.comparators]):
-            out.append(_Part("prefix", PREFIX))  # x[:3] != "gfx"
+            out.append(_Part("parse", PREFIX))  # x[:3] != "gfx"
     backend = BACKEND_OPTION.search(" ".join(strings))
     if backend is not None:
         out.append(_Part("backend", f"-mllvm {backend.group('option')}"))
@@ -220,7 +221,7 @@ def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset()) -> 
 def _hit(line: int, parts: list[_Part]) -> _Hit | None:
     """One finding per statement: a literal flag wins (RSM304), then gfx names and the build machine's GPU
     (RSM303); a backend option (RSM105) is said in that finding, or is the finding."""
-    rank: tuple[Part, ...] = ("flag", "names", "native", "detect", "prefix")
+    rank: tuple[Part, ...] = ("flag", "names", "native", "detect", "parse")
     main = min((p for p in parts if p.kind in rank), key=lambda p: rank.index(p.kind), default=None)
     backend = next((p for p in parts if p.kind == "backend"), None)
     if main is None:
@@ -244,6 +245,13 @@ def _rejects(stmt: ast.If) -> bool:
                for b in stmt.body for n in ast.walk(b))
 
 
+def _reads_environment(scope: ast.AST | None) -> bool:
+    """The function reads a setting from the environment (os.getenv, os.environ, Bazel's get_host_environ)."""
+    return scope is not None and any(
+        (isinstance(n, ast.Call) and _call_name(n) in ("getenv", "get_host_environ")) or
+        (isinstance(n, ast.Attribute) and n.attr == "environ") for n in ast.walk(scope))
+
+
 def _only_says(stmt: ast.If) -> bool:
     """Every statement of the branch (and of its else) prints, warns or logs."""
     body = stmt.body + stmt.orelse
@@ -252,11 +260,13 @@ def _only_says(stmt: ast.If) -> bool:
 
 
 def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
-    """Statement by statement, with the function each is in. The build machine's GPU: a function that only
-    detects it (runs rocminfo, reads gcnArchName) is reported where the file calls it, the statement that makes
-    its answer the build's target, and the "gfx" tests that parse the tool's output are part of it; beside an
-    environment default of "native", or in a function that builds a gfx list of its own, the detection is part
-    of that construct. A "gfx" prefix test that stops the build is an allow-list."""
+    """Statement by statement, with the function each is in. The build machine's GPU: a function that detects
+    it (runs rocminfo, reads gcnArchName) is reported where the file calls it, the statement that makes its
+    answer the build's target; the "gfx" tests and regexes that parse the tool's output are part of it, and
+    hard-coded fallbacks it returns are constructs of their own. Beside an environment default of "native", or
+    in a function that reads the user's setting and detects only when it is unset while building a gfx list of
+    its own, the detection is part of that construct. A "gfx" prefix test that stops the build is an
+    allow-list."""
     hits: list[tuple[_Hit, ast.AST | None]] = []
     calls: dict[str, list[int]] = {}
     # names the file binds to a gfx list, in any scope: `allowed = {"gfx942", "gfx950"}` inside `if rocm:`
@@ -270,7 +280,7 @@ def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
             if isinstance(node, ast.Call) and _call_name(node):
                 calls.setdefault(_call_name(node), []).append(stmt.lineno)
         hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(stmt, bazel, lists))
-        if hit is not None and hit.kind == "prefix" and isinstance(stmt, ast.If) and _rejects(stmt):
+        if hit is not None and hit.kind == "parse" and isinstance(stmt, ast.If) and _rejects(stmt):
             hit = replace(hit, kind="names")
         if hit is not None and isinstance(stmt, ast.If) and _only_says(stmt):
             continue  # a branch that only warns or prints picks no build content
@@ -293,12 +303,12 @@ def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
     for h, scope in hits:
         own = kinds[id(scope)]
         function = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
-        if h.kind == "prefix" and "detect" in own:
-            continue  # `if name.startswith("gfx")` over rocminfo's lines: how the detection reads its answer
+        if h.kind == "parse" and "detect" in own:
+            continue  # `re.search(r"Name:\s+(gfx…)", out)` over rocminfo's lines: how the detection reads its answer
         if h.kind != "detect":
             out.append(h)
-        elif "native" in own or (function and own & {"names", "flag"}):
-            continue
+        elif "native" in own or (function and own & {"names", "flag"} and _reads_environment(scope)):
+            continue  # the detection is the fallback of the user's setting the same function reads
         elif isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and calls.get(scope.name):
             if id(scope) not in moved:  # one finding per calling statement, none inside the detector
                 moved.add(id(scope))
