@@ -159,7 +159,7 @@ def _checked(targets):
     return targets
 
 
-arch = _detect_arch()
+arch = _checked([_detect_arch()])[0]
 flags = ["-O3", "-mllvm", "-amdgpu-early-inline-all=true", f"--offload-arch={arch}"]
 flags += ["-mllvm", "-enable-post-misched=0"]
 kernels = [k for k in ["a_gfx11.cpp", "b.cpp"] if re.search(r"_gfx1[12]", k)]
@@ -181,9 +181,12 @@ def test_detection_backend_options_and_patterns(tmp_path: Path) -> None:
 
 
 def test_a_detector_nothing_calls_is_reported_where_it_detects(tmp_path: Path) -> None:
-    (tmp_path / "setup.py").write_text('import torch\n\n\ndef arch():\n    p = torch.cuda.get_device_properties(0)\n'
-                                       '    return getattr(p, "gcnArchName", "")\n')
+    detector = ('import torch\n\n\ndef arch():\n    p = torch.cuda.get_device_properties(0)\n'
+                '    return getattr(p, "gcnArchName", "")\n')
+    (tmp_path / "setup.py").write_text(detector + "hooks = {'arch': arch}\n")  # named, never called here
     assert _found(tmp_path) == [("setup.py", 6, "RSM303")]
+    (tmp_path / "setup.py").write_text(detector)  # never named again: nothing runs it
+    assert _found(tmp_path) == []
 
 
 def test_a_filter_through_a_gfx_list_drops_amdgcnspirv(tmp_path: Path) -> None:
@@ -258,3 +261,20 @@ def test_a_detector_with_fallbacks_and_one_that_falls_back_to_detection(tmp_path
         ("setup.py", 18, "RSM303"),  # targets() detects only when the user's TARGETS is unset: reported inside
         ("setup.py", 22, "RSM303"),  # where rocm_arch()'s answer becomes the target
     ]  # archs = targets() at 23 is the user's setting or that fallback: no construct of its own
+
+
+def test_per_arch_defines_choices_and_dead_functions(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(
+        'PREBUILT = ["gfx942"]\n'
+        'cxx_flags = ["-O3",\n    "-DGGML_HIP_GFX906"]\n'
+        'def target(t):\n'
+        '    if t in PREBUILT:\n        return "prebuilt/" + t\n    else:\n        return build(t)\n'
+        'def old_flags():\n    return ["--offload-arch=gfx936"]\n'
+        'objs = [target(t) for t in targets]\n')
+    (tmp_path / ".bazelrc").write_text("build:rocm_gfx950 --copt=-DROCM_GFX950=1\nbuild:rocm_gfx950 --define=gfx950=true\n"
+                                       "build --copt=-DUSE_ROCM=1\n")
+    assert _found(tmp_path) == [
+        (".bazelrc", 1, "RSM303"), (".bazelrc", 2, "RSM303"),  # a per-arch macro, a per-arch config switch
+        ("setup.py", 1, "RSM303"),  # the list; `if t in PREBUILT: … else: build` chooses a way to build, no filter
+        ("setup.py", 2, "RSM303"),  # -DGGML_HIP_GFX906: a per-arch macro every compile gets
+    ]  # old_flags() is never named again: dead, its flag is no construct

@@ -59,6 +59,18 @@ def _flag(text: str) -> str | None:
     return None
 
 
+# `-DROCM_GFX950=1`, `-DGGML_HIP_GFX906`: a macro named for one GPU that the build defines for every compile
+ARCH_DEFINE = re.compile(r"(?<![\w-])-D(?P<name>[A-Za-z_]\w*?GFX[0-9]\w*)", re.IGNORECASE)
+# a Bazel --define naming a gfx target (`--define=gfx950=true`), which config_settings select on
+BAZEL_ARCH_DEFINE = re.compile(r"^--define=(?P<name>gfx[0-9][0-9a-z]*)=", re.IGNORECASE)
+
+
+def _define(text: str) -> str | None:
+    """The per-arch macro a flag string defines."""
+    m = ARCH_DEFINE.search(text)
+    return None if m is None else f"-D{m.group('name')}"
+
+
 def _names(text: str) -> list[str]:
     """The gfx names of a string that is nothing but a target list (`"gfx90a;gfx942"`, `"gfx94"`, a setting
     `-DGPU_TARGETS=gfx942`); none for prose (`"supported: gfx90a, gfx942"`)."""
@@ -121,7 +133,7 @@ def _own_rule_archs(stmt: ast.stmt, bazel: bool) -> set[int]:
 # The parts of one statement, strongest first: a literal flag, gfx names, the build machine's GPU (an environment
 # default of "native", or a detection), a test that reads gfx names (a "gfx" prefix, a regex: how a detection
 # parses a tool's output, or a construct of its own elsewhere), an AMDGPU backend option
-Part = Literal["flag", "names", "native", "detect", "parse", "backend"]
+Part = Literal["flag", "names", "fallback", "native", "detect", "parse", "backend"]
 ENV_GETTERS = frozenset({"getenv", "get", "setdefault"})  # os.getenv(…), os.environ.get(…), os.environ.setdefault(…)
 REGEX_CALLS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile", "sub", "fnmatch"})
 PREFIX = "a test of the gfx prefix (amdgcnspirv fails it)"
@@ -176,7 +188,9 @@ def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset()) -> 
     # a membership test that rejects (`assert a in ALLOWED`, `if a not in ALLOWED: raise`) is the allow-list's
     # own check, reported with the list; one that filters (keeps members, drops the rest) is a construct of its own
     rejects = isinstance(stmt, ast.Assert) or (isinstance(stmt, ast.If) and _rejects(stmt))
-    lists = frozenset() if rejects else lists
+    # `if t in PREBUILT: … else: build it` chooses between two ways of building t; a filter drops the others
+    chooses = isinstance(stmt, ast.If) and not _only_says_or_nothing(stmt.orelse)
+    lists = frozenset() if rejects or chooses else lists
     own = sorted(_own_nodes(stmt), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
     for node in own:
         if id(node) in skip:
@@ -188,6 +202,8 @@ def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset()) -> 
             flag = _flag(node.value)
             if flag is not None:
                 out.append(_Part("flag", flag))
+            elif define := _define(node.value):
+                out.append(_Part("names", f"{define} (a per-arch macro every compile gets)"))
             elif names := _names(node.value):
                 out.append(_Part("names", " ".join(names)))
             elif node.value == DEVICE_ARCH_ATTRIBUTE or (DETECT.search(node.value) and " " not in node.value.strip()):
@@ -245,28 +261,26 @@ def _rejects(stmt: ast.If) -> bool:
                for b in stmt.body for n in ast.walk(b))
 
 
-def _reads_environment(scope: ast.AST | None) -> bool:
-    """The function reads a setting from the environment (os.getenv, os.environ, Bazel's get_host_environ)."""
-    return scope is not None and any(
-        (isinstance(n, ast.Call) and _call_name(n) in ("getenv", "get_host_environ")) or
-        (isinstance(n, ast.Attribute) and n.attr == "environ") for n in ast.walk(scope))
+def _only_says_or_nothing(body: list[ast.stmt]) -> bool:
+    """Every statement prints, warns or logs, or passes (an empty list too)."""
+    return all(isinstance(b, (ast.Pass, ast.Continue)) or (isinstance(b, ast.Expr) and isinstance(b.value, ast.Call)
+               and SAY_CALLS.match(_call_name(b.value)) is not None) for b in body)
 
 
 def _only_says(stmt: ast.If) -> bool:
     """Every statement of the branch (and of its else) prints, warns or logs."""
-    body = stmt.body + stmt.orelse
-    return all(isinstance(b, ast.Expr) and isinstance(b.value, ast.Call) and SAY_CALLS.match(_call_name(b.value))
-               is not None for b in body)
+    return _only_says_or_nothing(stmt.body + stmt.orelse)
 
 
-def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
+def _python_hits(tree: ast.Module, bazel: bool, text: str = "") -> list[_Hit]:
     """Statement by statement, with the function each is in. The build machine's GPU: a function that detects
     it (runs rocminfo, reads gcnArchName) is reported where the file calls it, the statement that makes its
     answer the build's target; the "gfx" tests and regexes that parse the tool's output are part of it, and
-    hard-coded fallbacks it returns are constructs of their own. Beside an environment default of "native", or
-    in a function that reads the user's setting and detects only when it is unset while building a gfx list of
-    its own, the detection is part of that construct. A "gfx" prefix test that stops the build is an
-    allow-list."""
+    hard-coded fallbacks it returns are constructs of their own. Beside an environment default of "native", the
+    detection is how that default is resolved; in a function that tests gfx names of its own while reading the
+    tool's answer (`line != "gfx000" and line in SUPPORTED`), it is part of that test. A "gfx" prefix test that
+    stops the build is an allow-list. In a setup script, a function nothing in the file names again is dead: its
+    findings go."""
     hits: list[tuple[_Hit, ast.AST | None]] = []
     calls: dict[str, list[int]] = {}
     # names the file binds to a gfx list, in any scope: `allowed = {"gfx942", "gfx950"}` inside `if rocm:`
@@ -282,6 +296,9 @@ def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
         hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(stmt, bazel, lists))
         if hit is not None and hit.kind == "parse" and isinstance(stmt, ast.If) and _rejects(stmt):
             hit = replace(hit, kind="names")
+        if hit is not None and hit.kind == "names" and isinstance(stmt, ast.Return) and \
+                isinstance(stmt.value, ast.Constant):
+            hit = replace(hit, kind="fallback")  # `return "gfx942"` when detection fails: a default of its own
         if hit is not None and isinstance(stmt, ast.If) and _only_says(stmt):
             continue  # a branch that only warns or prints picks no build content
         if hit is not None and isinstance(stmt, ast.If) and hit.kind == "backend":
@@ -300,15 +317,21 @@ def _python_hits(tree: ast.Module, bazel: bool) -> list[_Hit]:
         kinds.setdefault(id(scope), set()).add(h.kind)
     out: list[_Hit] = []
     moved: set[int] = set()
+    # a setup script's function whose name the file never mentions again: nothing runs it (a .bzl macro is
+    # loaded by BUILD files, so only setup scripts are judged)
+    dead = {id(f) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not bazel and len(re.findall(rf"\b{re.escape(f.name)}\b", text)) == 1}
     for h, scope in hits:
         own = kinds[id(scope)]
         function = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if id(scope) in dead:
+            continue
         if h.kind == "parse" and "detect" in own:
             continue  # `re.search(r"Name:\s+(gfx…)", out)` over rocminfo's lines: how the detection reads its answer
         if h.kind != "detect":
             out.append(h)
-        elif "native" in own or (function and own & {"names", "flag"} and _reads_environment(scope)):
-            continue  # the detection is the fallback of the user's setting the same function reads
+        elif "native" in own or (function and own & {"names", "flag"}):
+            continue  # resolves a "native" default, or is read through the function's own gfx tests (mori, xla)
         elif isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and calls.get(scope.name):
             if id(scope) not in moved:  # one finding per calling statement, none inside the detector
                 moved.add(id(scope))
@@ -399,8 +422,12 @@ def _bazelrc_hits(text: str) -> list[_Hit]:
             hits.append(_Hit(no, RSM304, flag))
             continue
         names = [n for w in words[1:] for n in _names(w.split("=", 1)[-1].strip("\"'"))]
+        defines = [d for w in words[1:] if (d := _define(w) or (
+            f"--define={m.group('name')}" if (m := BAZEL_ARCH_DEFINE.match(w)) else None))]
         if names:
             hits.append(_Hit(no, RSM303, " ".join(dict.fromkeys(names))))
+        elif defines:
+            hits.append(_Hit(no, RSM303, f"{defines[0]} (a per-arch switch every build of this config gets)"))
     return hits
 
 
@@ -416,7 +443,7 @@ def analyze(path: str, text: str, kind: str) -> FileReport:
         hits = _bazelrc_hits(text)
     else:
         try:
-            hits = _python_hits(ast.parse(text, filename=path), kind == "bazel")
+            hits = _python_hits(ast.parse(text, filename=path), kind == "bazel", text)
         except (SyntaxError, ValueError, MemoryError):  # Python 2, a NUL byte, Starlark Python cannot parse
             try:
                 hits = _token_hits(text)
