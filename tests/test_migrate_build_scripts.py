@@ -271,10 +271,20 @@ def test_per_arch_defines_choices_and_dead_functions(tmp_path: Path) -> None:
         '    if t in PREBUILT:\n        return "prebuilt/" + t\n    else:\n        return build(t)\n'
         'def old_flags():\n    return ["--offload-arch=gfx936"]\n'
         'objs = [target(t) for t in targets]\n')
-    (tmp_path / ".bazelrc").write_text("build:rocm_gfx950 --copt=-DROCM_GFX950=1\nbuild:rocm_gfx950 --define=gfx950=true\n"
-                                       "build --copt=-DUSE_ROCM=1\n")
+    (tmp_path / ".bazelrc").write_text("build:rocm_gfx950 --copt=-DROCM_GFX950=1\n"
+                                       "build:rocm_gfx950 --define=gfx950=true\nbuild --copt=-DUSE_ROCM=1\n")
     assert _found(tmp_path) == [
         (".bazelrc", 1, "RSM303"), (".bazelrc", 2, "RSM303"),  # a per-arch macro, a per-arch config switch
         ("setup.py", 1, "RSM303"),  # the list; `if t in PREBUILT: … else: build` chooses a way to build, no filter
         ("setup.py", 2, "RSM303"),  # -DGGML_HIP_GFX906: a per-arch macro every compile gets
     ]  # old_flags() is never named again: dead, its flag is no construct
+
+
+def test_a_native_constant_fed_to_offload_arch_and_per_target_arch_macros(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(
+        'import os\n__ARCH__ = "native"\nMODE = "native"\nflags = [f"--offload-arch={__ARCH__}"]\n'
+        'archs = os.environ["GPU_ARCHS"].split(";")\ndefs = [f"-D__{a}__" for a in archs]\n')
+    assert _found(tmp_path) == [
+        ("setup.py", 2, "RSM303"),  # the build machine's GPU, where the constant is bound
+        ("setup.py", 6, "RSM303"),  # -D__gfx942__ in every pass: code testing __gfx942__ sees it on the host
+    ]  # MODE = "native" feeds no --offload-arch

@@ -180,7 +180,27 @@ def _filters(node: ast.AST, lists: frozenset[str]) -> bool:
     return False
 
 
-def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset()) -> list[_Part]:
+def _offload_names(tree: ast.AST) -> frozenset[str]:
+    """Names an f-string puts after --offload-arch= (`f"--offload-arch={__ARCH__}"`)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            for before, value in zip(node.values, node.values[1:], strict=False):
+                if isinstance(before, ast.Constant) and str(before.value).endswith("--offload-arch=") and \
+                        isinstance(value, ast.FormattedValue) and isinstance(value.value, ast.Name):
+                    out.add(value.value.id)
+    return frozenset(out)
+
+
+def _native_binding(stmt: ast.stmt, offload: frozenset[str]) -> str | None:
+    """`__ARCH__ = "native"` where an f-string passes __ARCH__ to --offload-arch: the build machine's GPU."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value == "native":
+        return next((t.id for t in stmt.targets if isinstance(t, ast.Name) and t.id in offload), None)
+    return None
+
+
+def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset(),
+           offload: frozenset[str] = frozenset()) -> list[_Part]:
     """What one statement carries that is per-arch, in source order."""
     skip = _own_rule_archs(stmt, bazel)
     out: list[_Part] = []
@@ -191,6 +211,8 @@ def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset()) -> 
     # `if t in PREBUILT: … else: build it` chooses between two ways of building t; a filter drops the others
     chooses = isinstance(stmt, ast.If) and not _only_says_or_nothing(stmt.orelse)
     lists = frozenset() if rejects or chooses else lists
+    if (bound := _native_binding(stmt, offload)) is not None:
+        out.append(_Part("native", f'{bound} = "native", passed to --offload-arch'))
     own = sorted(_own_nodes(stmt), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
     for node in own:
         if id(node) in skip:
@@ -213,6 +235,9 @@ def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset()) -> 
             parts = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
             if any(re.search(r"(?:--offload-arch|--amdgpu-target|-mcpu)=gfx$", p) for p in parts):
                 out.append(_Part("flag", "--offload-arch=gfx{…} (names only gfx targets)"))
+            elif any(p.endswith("-D__") for p in parts):
+                # f"-D__{arch}__": the arch macro clang defines only in that GPU's device pass, now in every pass
+                out.append(_Part("names", "-D__{target}__ (an arch macro defined in every pass, host included)"))
         elif isinstance(node, ast.Attribute) and node.attr == DEVICE_ARCH_ATTRIBUTE:
             out.append(_Part("detect", DEVICE_ARCH_ATTRIBUTE))
         elif isinstance(node, ast.Call):
@@ -287,13 +312,14 @@ def _python_hits(tree: ast.Module, bazel: bool, text: str = "") -> list[_Hit]:
     lists = frozenset(t.id for s in ast.walk(tree) if isinstance(s, (ast.Assign, ast.AnnAssign))
                       for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
                       if isinstance(t, ast.Name) and any(p.kind == "names" for p in _parts(s, bazel)))
+    offload = _offload_names(tree)
     stack: list[tuple[ast.stmt, ast.AST | None]] = [(s, None) for s in reversed(tree.body)]
     while stack:
         stmt, scope = stack.pop()
         for node in _own_nodes(stmt):
             if isinstance(node, ast.Call) and _call_name(node):
                 calls.setdefault(_call_name(node), []).append(stmt.lineno)
-        hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(stmt, bazel, lists))
+        hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(stmt, bazel, lists, offload))
         if hit is not None and hit.kind == "parse" and isinstance(stmt, ast.If) and _rejects(stmt):
             hit = replace(hit, kind="names")
         if hit is not None and hit.kind == "names" and isinstance(stmt, ast.Return) and \
