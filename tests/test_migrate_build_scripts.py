@@ -288,3 +288,10 @@ def test_a_native_constant_fed_to_offload_arch_and_per_target_arch_macros(tmp_pa
         ("setup.py", 2, "RSM303"),  # the build machine's GPU, where the constant is bound
         ("setup.py", 6, "RSM303"),  # -D__gfx942__ in every pass: code testing __gfx942__ sees it on the host
     ]  # MODE = "native" feeds no --offload-arch
+
+
+def test_a_generated_size_build_script_is_not_parsed(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text('ARCHS = ["gfx90a"]\n' + "x = 1\n" * 200_000)  # 1.2 MB
+    report = scan(tmp_path).result
+    assert [(f.path, f.error) for f in report.files if f.error] == [
+        ("setup.py", "larger than 1 MiB, which no hand-written build description is; not parsed")]

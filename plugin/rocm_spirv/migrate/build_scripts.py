@@ -11,6 +11,7 @@ import ast
 import io
 import re
 import tokenize
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -34,6 +35,9 @@ RSM304 = Rule("RSM304", "script-arch-flag", W, "a Python or Bazel build descript
               status="preview")
 RULES = (RSM303, RSM304)
 KINDS = frozenset({"python", "pyproject", "bazel"})  # walk.script_kind's answers
+# Python's syntax tree takes ~190 bytes per source byte (a 1 MiB setup.py: 190 MB, 3.3 s); the largest real
+# build description in the blind corpus is 57 KB
+MAX_PARSED = 1 << 20
 
 LIST_FIX = ("take the list from the build's environment or command line (PYTORCH_ROCM_ARCH, a --repo_env/--define, "
             f"-C cmake.define.…) and build {SPIRV_TARGET}; an allow-list must accept {SPIRV_TARGET}")
@@ -137,6 +141,7 @@ Part = Literal["flag", "names", "fallback", "native", "detect", "parse", "backen
 ENV_GETTERS = frozenset({"getenv", "get", "setdefault"})  # os.getenv(…), os.environ.get(…), os.environ.setdefault(…)
 REGEX_CALLS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile", "sub", "fnmatch"})
 PREFIX = "a test of the gfx prefix (amdgcnspirv fails it)"
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SAY_CALLS = re.compile(r"^(?:print|warn|debug|info|warning|log)$")  # print(), warnings.warn(), logger.info()
 # a call that stops the build: an allow-list's rejection
 FAIL_CALLS = re.compile(r"^(?:fail|\w*_fail|exit|abort)$")
@@ -345,8 +350,9 @@ def _python_hits(tree: ast.Module, bazel: bool, text: str = "") -> list[_Hit]:
     moved: set[int] = set()
     # a setup script's function whose name the file never mentions again: nothing runs it (a .bzl macro is
     # loaded by BUILD files, so only setup scripts are judged)
+    words = Counter(WORD.findall(text)) if not bazel else Counter()
     dead = {id(f) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and not bazel and len(re.findall(rf"\b{re.escape(f.name)}\b", text)) == 1}
+            and words[f.name] == 1}
     for h, scope in hits:
         own = kinds[id(scope)]
         function = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -467,6 +473,9 @@ def analyze(path: str, text: str, kind: str) -> FileReport:
         hits = _toml_hits(text)
     elif name.endswith(".bazelrc"):
         hits = _bazelrc_hits(text)
+    elif len(text) > MAX_PARSED:
+        report.error = f"larger than {MAX_PARSED >> 20} MiB, which no hand-written build description is; not parsed"
+        return report
     else:
         try:
             hits = _python_hits(ast.parse(text, filename=path), kind == "bazel", text)
