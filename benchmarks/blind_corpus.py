@@ -108,6 +108,7 @@ def kind_of(name: str) -> str | None:
 def candidates(root: Path) -> list[tuple[str, int, str]]:
     """(path, line, text) of every naive candidate under root, in path order."""
     from rocm_spirv.migrate.source_rules import strip
+    from rocm_spirv.migrate.walk import SCRIPT_KINDS
     source = _naive_source()
     out: list[tuple[str, int, str]] = []
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -119,7 +120,7 @@ def candidates(root: Path) -> list[tuple[str, int, str]]:
             for i, line in enumerate(strip(text).splitlines()):
                 if any(rx.search(line) for rx in source):
                     out.append((rel, i + 1, raw[i].strip()))
-        elif kind in ("cmake", "make", "python", "pyproject", "bazel"):
+        elif kind in ("cmake", "make") or kind in SCRIPT_KINDS:
             for i, line in enumerate(raw):
                 if NAIVE_CMAKE.search(line.split("#", 1)[0]):
                     out.append((rel, i + 1, line.strip()))

@@ -19,8 +19,9 @@ from typing import Literal
 from rocm_spirv.migrate.cmake_checks.flags import BACKEND_OPTION_FIX, RSM105
 from rocm_spirv.migrate.cmake_words import DETECT, GFX
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
-from rocm_spirv.migrate.make_rules import ARCH_FLAG, BACKEND_OPTION
-from rocm_spirv.offload import LEGACY_PROCESSOR, SPIRV_TARGET
+from rocm_spirv.migrate.make_rules import ARCH_FLAG, BACKEND_OPTION, names_gpu
+from rocm_spirv.migrate.walk import SCRIPT_KINDS
+from rocm_spirv.offload import SPIRV_TARGET
 
 RSM303 = Rule("RSM303", "script-arch-list", W, "a Python or Bazel build description names gfx targets",
               "A gfx list or default in setup.py, pyproject.toml, a BUILD/.bzl file or .bazelrc (PYTORCH_ROCM_ARCH's "
@@ -34,7 +35,7 @@ RSM304 = Rule("RSM304", "script-arch-flag", W, "a Python or Bazel build descript
               example=("BUILD", 'cc_library(\n    name = "k",\n    copts = ["--offload-arch=gfx90a"],\n)\n'),
               status="preview")
 RULES = (RSM303, RSM304)
-KINDS = frozenset({"python", "pyproject", "bazel"})  # walk.script_kind's answers
+KINDS = SCRIPT_KINDS
 # Python's syntax tree takes ~190 bytes per source byte (a 1 MiB setup.py: 190 MB, 3.3 s); the largest real
 # build description in the blind corpus is 57 KB
 MAX_PARSED = 1 << 20
@@ -58,20 +59,20 @@ def _flag(text: str) -> str | None:
         # -mcpu=native in a host compiler's flags tunes for the build machine's CPU: only --offload-arch=native
         # names its GPU
         native = value == "native" and m.group(0).startswith("--offload-arch")
-        if (GFX.search(value) and SPIRV_TARGET not in value) or native or LEGACY_PROCESSOR.fullmatch(value):
+        if names_gpu(value) or native:
             return m.group(0)
     return None
 
 
 # `-DROCM_GFX950=1`, `-DGGML_HIP_GFX906`: a macro named for one GPU that the build defines for every compile
-ARCH_DEFINE = re.compile(r"(?<![\w-])-D(?P<name>[A-Za-z_]\w*?GFX[0-9]\w*)", re.IGNORECASE)
+GFX_MACRO_DEFINE = re.compile(r"(?<![\w-])-D(?P<name>[A-Za-z_]\w*?GFX[0-9]\w*)", re.IGNORECASE)
 # a Bazel --define naming a gfx target (`--define=gfx950=true`), which config_settings select on
 BAZEL_ARCH_DEFINE = re.compile(r"^--define=(?P<name>gfx[0-9][0-9a-z]*)=", re.IGNORECASE)
 
 
 def _define(text: str) -> str | None:
     """The per-arch macro a flag string defines."""
-    m = ARCH_DEFINE.search(text)
+    m = GFX_MACRO_DEFINE.search(text)
     return None if m is None else f"-D{m.group('name')}"
 
 

@@ -19,6 +19,12 @@ ASSIGN = re.compile(r"^(?P<override>override\s+)?(?:export\s+)?(?P<var>[A-Za-z_]
 ARCH_FLAG = re.compile(r"(?:--offload-arch|--cuda-gpu-arch|--amdgpu-target|-mcpu)=(?P<value>\S+)")
 REF = re.compile(r"\$[({](?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[)}]")
 GFX_TEMPLATE = re.compile(r"^gfx\$[({]")  # --offload-arch=gfx$(gfx): only gfx names, never amdgcnspirv
+def names_gpu(value: str) -> bool:
+    """An arch flag's value that hard-codes a GPU: a gfx name (not amdgcnspirv) or one of clang's legacy
+    processor names (`fiji`)."""
+    return bool((GFX.search(value) and SPIRV_TARGET not in value) or LEGACY_PROCESSOR.fullmatch(value))
+
+
 STEM = re.compile(r"^\$(?:\*|\(\*[DF]?\)|\{\*[DF]?\})$")  # $* $(*F): a pattern rule's stem
 
 RSM301 = Rule("RSM301", "make-arch-list", W, "a Makefile sets a per-arch target list",
@@ -207,8 +213,7 @@ def analyze(path: str, text: str) -> FileReport:
                              "--offload-arch=amdgcnspirv (or keep native objects for hybrid)",
                              Redirect.BUILD_FILE))
                 break
-            if (GFX.search(value) and SPIRV_TARGET not in value) or GFX_TEMPLATE.match(value) or \
-                    LEGACY_PROCESSOR.fullmatch(value):
+            if names_gpu(value) or GFX_TEMPLATE.match(value):
                 what = "names only gfx targets" if GFX_TEMPLATE.match(value) else "is hard-coded"
                 add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} {what}",
                              "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES) with "

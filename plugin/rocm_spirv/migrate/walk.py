@@ -16,7 +16,8 @@ SOURCE_SUFFIXES = frozenset({".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++
 # Python and Bazel build descriptions: setup.py (and setup_rocm.py-style variants), pyproject.toml, BUILD files,
 # Starlark extensions and .bazelrc. Other Python modules are not build descriptions: a runtime table that picks
 # a kernel config by gfx name is dispatch, not a build construct.
-BAZEL_FILES = frozenset({"BUILD", "BUILD.bazel", ".bazelrc"})
+BAZEL_FILES = frozenset({"BUILD", "BUILD.bazel"})
+SCRIPT_KINDS = frozenset({"python", "pyproject", "bazel"})  # script_kind's answers
 
 
 def script_kind(name: str) -> str | None:
