@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from rocm_spirv import offload
 from rocm_spirv.migrate import cmake_rules, presets, source_rules
 from rocm_spirv.migrate.cmake_rules import Context
 from rocm_spirv.migrate.findings import Finding, Redirect
+from rocm_spirv.migrate.pp import ARCH_MACRO
 from rocm_spirv.migrate.scan import scan
 from rocm_spirv.migrate.source_rules import strip
 
@@ -606,6 +608,34 @@ def test_pathological_conditions_are_undecided_not_a_crash() -> None:
     assert evaluate(" || ".join(["defined(X)"] * 3000)) is None
     deep = "#if " + "!" * 20000 + "defined(__gfx90a__)\nint x;\n#endif\n"
     assert [f.rule.id for f in source_rules.analyze("k.hip", deep).findings] == ["RSM201"]
+
+
+@pytest.mark.parametrize("generic", offload.GENERIC_TARGETS)
+def test_generic_target_macros_are_arch_tests(generic: str) -> None:
+    """clang defines __gfx9_4_generic__ (the name with '_' for '-') for a generic target and not for amdgcnspirv:
+    a test of it is an arch test like __gfx942__'s, in an #if of its own and in an #elif of a chain."""
+    macro = f"__{generic.replace('-', '_')}__"
+    alone = f"#if defined({macro})\n__global__ void k() {{}}\n#endif\n"
+    assert [f.rule.id for f in source_rules.analyze("k.hip", alone).findings] == ["RSM201"]
+    chain = f"#if defined(__gfx942__)\nint a;\n#elif defined({macro})\nint b;\n#endif\n"
+    assert sorted(f.line for f in source_rules.analyze("k.hip", chain).findings) == [1, 3]
+
+
+# Targets clang 22 accepts (it rejects the newest generic names in TARGETS, e.g. gfx13-generic).
+@pytest.mark.parametrize("target", ["gfx9-generic", "gfx9-4-generic", "gfx12-generic", "gfx942", "gfx1250"])
+def test_arch_macro_vocabulary_matches_what_clang_defines(toolchain: Path, target: str) -> None:
+    """Every macro the real clang defines for a gfx device pass but not for amdgcnspirv, and that names the
+    target (`gfx` or `GFX` in it, or the processor strings), is one the scan reads as an arch macro."""
+    def defined(arch: str) -> set[str]:
+        out = subprocess.run([str(toolchain / "bin" / "clang++"), "-x", "hip", "--cuda-device-only", "-nogpulib",
+                              "-nogpuinc", f"--offload-arch={arch}", "-E", "-dM", "-"], input="",
+                             capture_output=True, text=True, check=True).stdout
+        return {line.split()[1] for line in out.splitlines() if line.startswith("#define ")}
+
+    per_target = {m for m in defined(target) - defined(offload.SPIRV_TARGET)
+                  if "gfx" in m.lower() or m.startswith("__amdgcn_")}
+    assert per_target, f"clang defined nothing per target for {target}"
+    assert {m for m in per_target if not ARCH_MACRO.fullmatch(m)} == set()
 
 
 @pytest.mark.parametrize("generic", offload.GENERIC_TARGETS)

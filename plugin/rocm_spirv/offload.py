@@ -31,8 +31,13 @@ TOOLCHAIN_LISTS = ("CMAKE_HIP_ARCHITECTURES", "GPU_TARGETS", "AMDGPU_TARGETS", "
 # gfx + 2-4 digits + an optional letter (gfx90a, gfx1151) or a generic ISA (gfx9-4-generic).
 FEATURES: tuple[str, ...] = ("sramecc", "xnack")
 PROCESSOR_PATTERN = r"gfx[0-9]{2,4}[a-z]?"
-GENERIC_PATTERN = r"gfx[0-9]{1,2}(?:-[0-9]{1,2})?-generic"
+# clang's device macros spell a generic name with '_' for '-' (__gfx9_4_generic__): one template for both.
+_GENERIC_TEMPLATE = r"gfx[0-9]{{1,2}}(?:{sep}[0-9]{{1,2}})?{sep}generic"
+GENERIC_PATTERN = _GENERIC_TEMPLATE.format(sep="-")
 GPU_NAME_PATTERN = f"(?:{GENERIC_PATTERN}|{PROCESSOR_PATTERN})"
+# The name part of clang's per-target device macros: __gfx90a__ for a processor, __gfx9_4_generic__ for a
+# generic ISA, __GFX9__ for the family; none is defined for amdgcnspirv.
+ARCH_MACRO_NAME_PATTERN = f"(?:{PROCESSOR_PATTERN}|{_GENERIC_TEMPLATE.format(sep='_')}|GFX[0-9]{{1,2}})"
 FEATURE_SUFFIX_PATTERN = r"(?::[a-z]+[+-])*"  # any feature name: a typo is still a target id to report
 # clang's names for the GCN 1-3 processors before gfx numbering (`clang --target=amdgcn-amd-amdhsa
 # -print-supported-cpus`, LLVM 22): aliases of gfx600-gfx810 that old build files still pass (kotekan's

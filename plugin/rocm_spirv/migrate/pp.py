@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from rocm_spirv.offload import ARCH_MACRO_NAME_PATTERN
+
 Value = int | None  # None: not known from the device environment
 MAX_TOKENS = 2048
 
@@ -39,8 +41,9 @@ DEVICE_UNDEFINED = frozenset({
     "__AVX512F__", "__AVX512BW__", "__AVX512VL__", "__AVX512VNNI__", "__AVXVNNI__", "__F16C__", "__FMA__",
     "__BMI2__", "__POPCNT__", "__AMX_INT8__", "__AMX_TILE__",
 })
-ARCH_MACRO = re.compile(r"\b__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__\b|\b__amdgcn_processor__\b")
-_ARCH_NAME = re.compile(r"^__(gfx[0-9]{2,4}[a-z]?|GFX[0-9]{1,2})__$")
+# clang also names the processor and target id in strings for generic targets (`__amdgcn_target_id__`).
+ARCH_MACRO = re.compile(rf"\b__({ARCH_MACRO_NAME_PATTERN})__\b|\b__amdgcn_(?:processor|target_id)__\b")
+_ARCH_NAME = re.compile(rf"^__({ARCH_MACRO_NAME_PATTERN})__$")
 
 # Per-arch macros a project's build defines from its target list (KOKKOS_ARCH_AMD_GFX90A, PROJ_ARCH_GFX942):
 # undefined for amdgcnspirv, where no gfx target is chosen. Only when no scanned source #defines them.
@@ -222,8 +225,8 @@ def evaluate(condition: str, lookup: Callable[[str], Value] = lookup_device) -> 
 
 
 # Defined per target by some compilers (not for amdgcnspirv): unknown on a GPU.
-PER_TARGET = frozenset({"__amdgcn_processor__", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__",
-                        "__AMDGCN_CUMODE__"})
+PER_TARGET = frozenset({"__amdgcn_processor__", "__amdgcn_target_id__", "__AMDGCN_WAVEFRONT_SIZE",
+                        "__AMDGCN_WAVEFRONT_SIZE__", "__AMDGCN_CUMODE__"})
 _TARGET = re.compile(r"^gfx(?:[6-9][0-9][0-9a-f]|1[0-2][0-9][0-9a-f])$")
 
 

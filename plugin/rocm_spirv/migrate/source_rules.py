@@ -57,7 +57,7 @@ RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULE
 # searches over the whole text cost more than the line loop they would save.
 RulePattern = re.Pattern[str] | FeatureBuiltins
 RULE_TOKENS: dict[RulePattern, tuple[str, ...]] = {
-    ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
+    ARCH_MACRO: ("__gfx", "__GFX", "__amdgcn_processor__", "__amdgcn_target_id__"), WAVEFRONT: ("__AMDGCN_WAVEFRONT",),
     HAS_BUILTIN: ("__has_builtin",), CONSTEXPR_WARP: ("warpSize", *LIBRARY_WARP), INLINE_ASM: ("asm",),
     FEATURE_BUILTIN: ("__builtin_amdgcn_",)}
 # build-defined per-arch macros (PROJ_ARCH_AMD_GFX90A, TEST_ON_RDNA4), configure-time wave sizes, wave-size aliases

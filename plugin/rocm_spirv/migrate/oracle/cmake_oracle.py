@@ -20,11 +20,11 @@ from rocm_spirv.migrate.cmake_words import TARGET_VARS
 from rocm_spirv.migrate.findings import Finding, Redirect, Rule
 from rocm_spirv.migrate.oracle.trace import Command, Record
 from rocm_spirv.migrate.registry import RULES
-from rocm_spirv.offload import SPIRV_TARGET
+from rocm_spirv.offload import GPU_NAME_PATTERN, SPIRV_TARGET
 
 # A gfx name anywhere in a word: `-mcpu=gfx90a`, `k_gfx942.o`, `MATCHES "^gfx9"`, `"gfx[0-9]+"`.
 GFX = re.compile(r"(?<![A-Za-z0-9])gfx(?:[0-9]|\[|\(|\.)", re.IGNORECASE)
-GFX_NAME = re.compile(r"(?<![A-Za-z0-9])gfx[0-9]{2,4}[a-z]?(?![0-9])", re.IGNORECASE)
+GFX_NAME = re.compile(rf"(?<![A-Za-z0-9]){GPU_NAME_PATTERN}(?![0-9])", re.IGNORECASE)  # gfx942, gfx11-generic
 # Commands whose arguments never reach a build: messages, docs, tests, definitions of functions.
 INERT = frozenset({"message", "mark_as_advanced", "option", "cmake_minimum_required", "project", "include",
                    "add_subdirectory", "find_package", "function", "macro", "return", "add_test",
