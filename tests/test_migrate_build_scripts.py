@@ -176,7 +176,7 @@ def test_detection_backend_options_and_patterns(tmp_path: Path) -> None:
         (22, "RSM303"),  # a regex over gfx names picks build content
     ]
     by_line = {f.line: f.message for f in found}
-    assert by_line[19].startswith("names _detect_arch() returns the build machine's GPU")
+    assert by_line[19].startswith("_detect_arch() returns the build machine's GPU: a per-arch target list")
     assert by_line[20] == "backend option -mllvm -amdgpu-early-inline-all=true in a Python build script"
 
 
@@ -295,3 +295,50 @@ def test_a_generated_size_build_script_is_not_parsed(tmp_path: Path) -> None:
     report = scan(tmp_path).result
     assert [(f.path, f.error) for f in report.files if f.error] == [
         ("setup.py", "larger than 1 MiB, which no hand-written build description is; not parsed")]
+
+
+CHECKS = '''\
+import os, subprocess
+SUPPORTED = ["gfx942", "gfx90a"]
+
+
+def pick():
+    if env := os.environ.get("MY_ARCH"):
+        if env not in SUPPORTED:
+            raise ValueError(env)
+        return env
+    out = subprocess.run(["rocminfo"], capture_output=True, text=True).stdout
+    for name in SUPPORTED:
+        if name in out:
+            return name
+    return "gfx942"
+
+
+def flags():
+    local = ["gfx90a"]
+    assert os.environ["A"] in local
+    for a in SUPPORTED:
+        yield f"--offload-arch={a}"
+
+
+arch = pick()
+f = list(flags())
+'''
+
+
+def test_checks_elsewhere_detector_matches_and_distribution_defaults(tmp_path: Path) -> None:
+    """A module's gfx list enforced in another function (where an environment value is read) is a check of its
+    own; one beside its list is part of it. A detector matching the tool's answer against the list is reported
+    there (not where it is called); a loop over the list elsewhere only makes flags. A Starlark constant naming a
+    gfx build of ROCm is a per-arch default; a string inside a rule's implementation is not."""
+    (tmp_path / "setup.py").write_text(CHECKS)
+    assert _found(tmp_path) == [("setup.py", n, "RSM303") for n in (2, 7, 11, 14, 18)]
+    messages = {f.line: f.message for f in scan(tmp_path).result.findings}
+    assert messages[7].startswith("an allow-list check against a gfx list (amdgcnspirv is rejected):")
+    assert messages[11].startswith("the build machine's GPU matched against SUPPORTED:")
+    (tmp_path / "setup.py").unlink()
+    (tmp_path / "rocm.bzl").write_text(
+        'ROCM_URL = "https://example.org/rocm-dist-linux-gfx110X-7.0.tar.gz"\nDISTRO = "rocm_7.0_gfx94X"\n'
+        'VERSION = "7.0.2"\n\n\ndef _impl(ctx):\n    url = "https://example.org/dist-gfx942.tar.gz"\n'
+        '    return url\n')
+    assert _found(tmp_path) == [("rocm.bzl", 1, "RSM303"), ("rocm.bzl", 2, "RSM303")]

@@ -76,6 +76,11 @@ def _define(text: str) -> str | None:
     return None if m is None else f"-D{m.group('name')}"
 
 
+# a gfx name inside a longer string: a ROCm distribution built for one family (`"rocm_7.13.0_gfx94X"`,
+# `".../therock-dist-linux-gfx908-7.12.0.tar.gz"`); TheRock names families with a trailing X
+EMBEDDED_GFX = re.compile(r"(?<![A-Za-z0-9])gfx[0-9]{2,4}[a-zX]?(?![A-Za-z0-9])")
+
+
 def _names(text: str) -> list[str]:
     """The gfx names of a string that is nothing but a target list (`"gfx90a;gfx942"`, `"gfx94"`, a setting
     `-DGPU_TARGETS=gfx942`); none for prose (`"supported: gfx90a, gfx942"`)."""
@@ -138,7 +143,7 @@ def _own_rule_archs(stmt: ast.stmt, bazel: bool) -> set[int]:
 # The parts of one statement, strongest first: a literal flag, gfx names, the build machine's GPU (an environment
 # default of "native", or a detection), a test that reads gfx names (a "gfx" prefix, a regex: how a detection
 # parses a tool's output, or a construct of its own elsewhere), an AMDGPU backend option
-Part = Literal["flag", "names", "fallback", "native", "detect", "parse", "backend"]
+Part = Literal["flag", "names", "fallback", "native", "detect", "parse", "match", "backend"]
 ENV_GETTERS = frozenset({"getenv", "get", "setdefault"})  # os.getenv(…), os.environ.get(…), os.environ.setdefault(…)
 REGEX_CALLS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile", "sub", "fnmatch"})
 PREFIX = "a test of the gfx prefix (amdgcnspirv fails it)"
@@ -205,26 +210,45 @@ def _native_binding(stmt: ast.stmt, offload: frozenset[str]) -> str | None:
     return None
 
 
+def _distribution(stmt: ast.stmt) -> str | None:
+    """A Starlark module constant whose string names a gfx build (`ROCM_URL = ".../dist-linux-gfx908-…"`): the
+    hermetic ROCm the build downloads by default, built for that family only."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str) \
+            and not _names(stmt.value.value) and (m := EMBEDDED_GFX.search(stmt.value.value)):
+        return m.group(0)
+    return None
+
+
 def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset(),
-           offload: frozenset[str] = frozenset()) -> list[_Part]:
-    """What one statement carries that is per-arch, in source order."""
+           offload: frozenset[str] = frozenset(), local: frozenset[str] = frozenset(),
+           module: bool = False) -> list[_Part]:
+    """What one statement carries that is per-arch, in source order. local: the gfx lists bound in the
+    statement's own function (or module); module: the statement is at the file's top level."""
     skip = _own_rule_archs(stmt, bazel)
     out: list[_Part] = []
     strings: list[str] = []
-    # a membership test that rejects (`assert a in ALLOWED`, `if a not in ALLOWED: raise`) is the allow-list's
-    # own check, reported with the list; one that filters (keeps members, drops the rest) is a construct of its own
+    # a membership test that rejects (`assert a in ALLOWED`, `if a not in ALLOWED: raise`) beside its list, in
+    # the same function, is the allow-list's own check, reported with the list; one in another function (a
+    # module's SUPPORTED enforced where an environment value is read), or one that filters (keeps members,
+    # drops the rest), is a construct of its own
     rejects = isinstance(stmt, ast.Assert) or (isinstance(stmt, ast.If) and _rejects(stmt))
     # `if t in PREBUILT: … else: build it` chooses between two ways of building t; a filter drops the others
     chooses = isinstance(stmt, ast.If) and not _only_says_or_nothing(stmt.orelse)
-    lists = frozenset() if rejects or chooses else lists
+    lists = frozenset() if chooses else lists - local if rejects else lists
     if (bound := _native_binding(stmt, offload)) is not None:
         out.append(_Part("native", f'{bound} = "native", passed to --offload-arch'))
+    if bazel and module and (family := _distribution(stmt)) is not None:
+        out.append(_Part("names", f"{family} (a ROCm distribution built for it)"))
+    if isinstance(stmt, (ast.For, ast.AsyncFor)) and isinstance(stmt.iter, ast.Name) and stmt.iter.id in lists:
+        # in a detector, `for s in SUPPORTED: if s in line:` matches the tool's answer against the list
+        out.append(_Part("match", f"the build machine's GPU matched against {stmt.iter.id}"))
     own = sorted(_own_nodes(stmt), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
     for node in own:
         if id(node) in skip:
             continue
         if lists and _filters(node, lists):
-            out.append(_Part("names", "a filter through a gfx list (amdgcnspirv is dropped)"))
+            out.append(_Part("names", "an allow-list check against a gfx list (amdgcnspirv is rejected)" if rejects
+                             else "a filter through a gfx list (amdgcnspirv is dropped)"))
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             strings.append(node.value)
             flag = _flag(node.value)
@@ -268,7 +292,7 @@ def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset(),
 def _hit(line: int, parts: list[_Part]) -> _Hit | None:
     """One finding per statement: a literal flag wins (RSM304), then gfx names and the build machine's GPU
     (RSM303); a backend option (RSM105) is said in that finding, or is the finding."""
-    rank: tuple[Part, ...] = ("flag", "names", "native", "detect", "parse")
+    rank: tuple[Part, ...] = ("flag", "names", "native", "detect", "parse", "match")
     main = min((p for p in parts if p.kind in rank), key=lambda p: rank.index(p.kind), default=None)
     backend = next((p for p in parts if p.kind == "backend"), None)
     if main is None:
@@ -303,6 +327,16 @@ def _only_says(stmt: ast.If) -> bool:
     return _only_says_or_nothing(stmt.body + stmt.orelse)
 
 
+def _scoped(tree: ast.Module) -> Iterator[tuple[ast.stmt, ast.AST | None]]:
+    """Every statement with the function it is in (None: the module's top level)."""
+    stack: list[tuple[ast.stmt, ast.AST | None]] = [(s, None) for s in tree.body]
+    while stack:
+        stmt, scope = stack.pop()
+        yield stmt, scope
+        inner = stmt if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope
+        stack.extend((s, inner) for s in _nested(stmt))
+
+
 def _python_hits(tree: ast.Module, bazel: bool, text: str = "") -> list[_Hit]:
     """Statement by statement, with the function each is in. The build machine's GPU: a function that detects
     it (runs rocminfo, reads gcnArchName) is reported where the file calls it, the statement that makes its
@@ -314,10 +348,14 @@ def _python_hits(tree: ast.Module, bazel: bool, text: str = "") -> list[_Hit]:
     findings go."""
     hits: list[tuple[_Hit, ast.AST | None]] = []
     calls: dict[str, list[int]] = {}
-    # names the file binds to a gfx list, in any scope: `allowed = {"gfx942", "gfx950"}` inside `if rocm:`
-    lists = frozenset(t.id for s in ast.walk(tree) if isinstance(s, (ast.Assign, ast.AnnAssign))
-                      for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
-                      if isinstance(t, ast.Name) and any(p.kind == "names" for p in _parts(s, bazel)))
+    # names the file binds to a gfx list, in any scope: `allowed = {"gfx942", "gfx950"}` inside `if rocm:`,
+    # by the function they are bound in (None: the module)
+    bound: dict[int, set[str]] = {}
+    for s, in_scope in _scoped(tree):
+        if isinstance(s, (ast.Assign, ast.AnnAssign)) and any(p.kind == "names" for p in _parts(s, bazel)):
+            bound.setdefault(id(in_scope), set()).update(
+                t.id for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name))
+    lists = frozenset(n for names in bound.values() for n in names)
     offload = _offload_names(tree)
     stack: list[tuple[ast.stmt, ast.AST | None]] = [(s, None) for s in reversed(tree.body)]
     while stack:
@@ -325,7 +363,8 @@ def _python_hits(tree: ast.Module, bazel: bool, text: str = "") -> list[_Hit]:
         for node in _own_nodes(stmt):
             if isinstance(node, ast.Call) and _call_name(node):
                 calls.setdefault(_call_name(node), []).append(stmt.lineno)
-        hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(stmt, bazel, lists, offload))
+        hit = None if _docstring(stmt) else _hit(stmt.lineno, _parts(
+            stmt, bazel, lists, offload, frozenset(bound.get(id(scope), ())), scope is None))
         if hit is not None and hit.kind == "parse" and isinstance(stmt, ast.If) and _rejects(stmt):
             hit = replace(hit, kind="names")
         if hit is not None and hit.kind == "names" and isinstance(stmt, ast.Return) and \
@@ -361,9 +400,11 @@ def _python_hits(tree: ast.Module, bazel: bool, text: str = "") -> list[_Hit]:
             continue
         if h.kind == "parse" and "detect" in own:
             continue  # `re.search(r"Name:\s+(gfx…)", out)` over rocminfo's lines: how the detection reads its answer
+        if h.kind == "match" and "detect" not in own:
+            continue  # a loop over the file's own gfx list elsewhere turns that list (the construct) into flags
         if h.kind != "detect":
             out.append(h)
-        elif "native" in own or (function and own & {"names", "flag"}):
+        elif "native" in own or (function and own & {"names", "flag", "match"}):
             continue  # resolves a "native" default, or is read through the function's own gfx tests (mori, xla)
         elif isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and calls.get(scope.name):
             if id(scope) not in moved:  # one finding per calling statement, none inside the detector
@@ -496,7 +537,8 @@ def analyze(path: str, text: str, kind: str) -> FileReport:
             message = f"backend option {hit.what} in a {_what(kind, name)}"
             fix = BACKEND_OPTION_FIX
         else:
-            message = f"names {hit.what}: a per-arch target list or test in a {_what(kind, name)}"
+            lead = f"names {hit.what}" if GFX.match(hit.what) else hit.what
+            message = f"{lead}: a per-arch target list or test in a {_what(kind, name)}"
             fix = LIST_FIX
         report.findings.append(Finding(hit.rule, path, hit.line, 1, message, fix, Redirect.BUILD_FILE, False, snippet))
     return report
