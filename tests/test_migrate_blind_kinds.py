@@ -1330,6 +1330,20 @@ def test_make_flags_for_the_build_machines_gpu(tmp_path: Path) -> None:
     assert lines(r, "b/Makefile") == {3: "RSM302"}
 
 
+def test_make_flags_that_run_the_detection_in_their_own_value(tmp_path: Path) -> None:
+    """`--offload-arch=$(shell amdgpu-arch | head -1)` and a backquoted rocminfo in a recipe detect the build
+    machine's GPU inline; the message quotes the whole command, spaces and all. A $(shell) that runs no
+    detection tool (`$(shell cat arch.txt)`) is not known to."""
+    r = found(tmp_path, {
+        "a/Makefile": "HIPFLAGS = -O3 --offload-arch=$(shell amdgpu-arch | head -1)\nall:\n\thipcc $(HIPFLAGS) k.hip\n",
+        "b/Makefile": 'all:\n\thipcc --offload-arch=`rocminfo | grep -m1 -o "gfx[0-9a-f]*"` k.hip -o k\n',
+        "c/Makefile": "all:\n\thipcc --offload-arch=$(shell cat arch.txt) k.hip\n"})
+    assert lines(r, "a/Makefile") == {1: "RSM302"} and lines(r, "b/Makefile") == {2: "RSM302"}
+    assert lines(r, "c/Makefile") == {}
+    (a,) = [f for f in scan(tmp_path).result.findings if f.path == "a/Makefile"]
+    assert a.message.startswith("--offload-arch=$(shell amdgpu-arch | head -1) builds for the build machine's GPU")
+
+
 # --- kinds blind batch 26 (gem5-resources, SOL-ExecBench-ROCm, gpumode-amd-fp8-mm) showed; no longer held out
 
 def test_a_bare_gfx_generation_switch_and_branches_that_differ_only_in_comments(tmp_path: Path) -> None:

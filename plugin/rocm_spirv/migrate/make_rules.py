@@ -107,6 +107,20 @@ def _expansion(var: str) -> str:
     return rf"\$[({{]{re.escape(var)}[)}}]"
 
 
+def _whole_expansion(text: str, start: int, value: int) -> str:
+    """The flag from start with its value's `$(shell …)` or backquoted command whole (it has spaces)."""
+    if text.startswith("`", value):
+        end = text.find("`", value + 1)
+        return text[start:end + 1] if end > 0 else text[start:].rstrip()
+    depth = 0
+    for i in range(value + 1, len(text)):
+        depth += text[i] in "({"
+        depth -= text[i] in ")}"
+        if depth == 0:
+            return text[start:i + 1]
+    return text[start:].rstrip()
+
+
 def _detected(lines: list[_Line]) -> set[str]:
     """Variables holding the build machine's GPU: set from amdgpu-arch/rocm_agent_enumerator output, or from
     such a variable (`ROCM_GPU ?= $(INSTALLED_GPU)` above the `INSTALLED_GPU = $(shell …)` it reads: make
@@ -223,8 +237,11 @@ def analyze(path: str, text: str) -> FileReport:
             if refs & lists:
                 break  # fed by a list reported at its assignment: the list is the construct
             # OpenMP offload (`amdflang -fopenmp --offload-arch=…`) is no HIP compile: not this check's
-            if (value == "native" or refs & detected) and not openmp(line.text):
-                add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} builds for the build machine's "
+            # `--offload-arch=$(shell amdgpu-arch | head -1)`: the detection inline, in the flag's own value
+            inline = value.startswith(("$(shell", "${shell", "`")) and DETECT.search(line.text, fm.start()) is not None
+            if (value == "native" or refs & detected or inline) and not openmp(line.text):
+                flag = _whole_expansion(line.text, fm.start(), fm.start("value")) if inline else fm.group(0)
+                add(_finding(path, RSM302, line, fm.start() + 1, f"{flag} builds for the build machine's "
                              "GPU", "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES)), "
                              "then `make HIP_ARCHITECTURES=amdgcnspirv`", Redirect.BUILD_FILE))
                 break
