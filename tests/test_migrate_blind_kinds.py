@@ -584,12 +584,14 @@ def test_a_loop_over_an_autodetected_or_project_named_arch_list_is_per_arch(tmp_
         (17, "RSM103", True)}
 
 
-def test_a_probe_of_each_entry_of_a_list_set_elsewhere_stays_its_own_construct(tmp_path: Path) -> None:
+def test_a_probe_of_each_entry_of_a_list_set_elsewhere_is_no_construct(tmp_path: Path) -> None:
+    """rocm_check_target_ids' own probe of each entry (rocm-cmake, labelled no in blind batch 63) compiles
+    nothing that ships; its callers' use of the result is RSM113's."""
     r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
                          "foreach(t ${PARSE_TARGETS})\n"
                          "  check_cxx_compiler_flag(\"-xhip --offload-arch=${t}\" HAS_${t})\n"
                          "endforeach()\n"})
-    assert lines(r, "CMakeLists.txt") == {3: "RSM103"}
+    assert lines(r, "CMakeLists.txt") == {}
 
 
 def test_packed_conversions_every_target_has_are_no_feature_builtins(tmp_path: Path) -> None:
@@ -2486,3 +2488,21 @@ def test_arch_flags_of_other_vendors_and_the_cuda_language(tmp_path: Path) -> No
         "set(HIP_FLAGS --offload-arch=fiji)\n")
     got = {(f.line, f.rule.id) for f in scan(tmp_path).result.remaining}
     assert {line for line, _ in got} == {5, 6}
+
+
+# --- kinds blind batch 111 (hcc2-rt, hcc2-hip, mifin) showed; no longer held out
+
+def test_printed_make_flags_and_cmake_flag_probes_are_no_findings(tmp_path: Path) -> None:
+    """hcc2's help recipe echoes its default (`@echo "TARGETS default: --cuda-gpu-arch=gfx803"`): printed, not
+    passed; a compile after `echo …;` on the same line still is. MIFin's check_cxx_compiler_flag("-amdgpu-target=
+    gfx906 -Werror" OK) probes the compiler; the link_libraries() the result guards is the construct."""
+    r = found(tmp_path, {
+        "Makefile": ('help:\n\t@echo "  TARGETS default: --cuda-gpu-arch=gfx803"\n'
+                     "\techo building; hipcc --offload-arch=gfx90a k.hip\n\t$(info default --offload-arch=gfx942)\n"
+                     '\tprintf "%s\\n" "--offload-arch=gfx1100"\n'),
+        "CMakeLists.txt": ("project(p CXX)\ninclude(CheckCXXCompilerFlag)\n"
+                           'check_cxx_compiler_flag("-amdgpu-target=gfx906 -Werror" GFX_906_OK)\n'
+                           "check_cxx_compiler_flag(--offload-arch=gfx942 HAS_GFX942)\n"
+                           "if(GFX_906_OK)\n  link_libraries(-amdgpu-target=gfx906)\nendif()\n")})
+    assert lines(r, "Makefile") == {3: "RSM302"}
+    assert lines(r, "CMakeLists.txt") == {6: "RSM104"}

@@ -25,6 +25,19 @@ def names_gpu(value: str) -> bool:
     return bool((GFX.search(value) and SPIRV_TARGET not in value) or LEGACY_PROCESSOR.fullmatch(value))
 
 
+# text printed, not passed: the command (after the last ; && || |) is echo or printf (`@echo "default:
+# --offload-arch=gfx803"` in a help recipe), or make's $(info …), $(warning …), $(error …) is still open
+SHELL_SEPARATOR = re.compile(r"[;|]|&&")
+SAY_COMMAND = re.compile(r"^[@+\-\s]*(?:echo|printf)\b")
+SAY_FUNCTION = re.compile(r"\$\((?:info|warning|error)\s[^)]*$")
+
+
+def _said(text: str, at: int) -> bool:
+    """The flag at `at` is inside printed text."""
+    before = text[:at]
+    return SAY_COMMAND.match(SHELL_SEPARATOR.split(before)[-1]) is not None or SAY_FUNCTION.search(before) is not None
+
+
 STEM = re.compile(r"^\$(?:\*|\(\*[DF]?\)|\{\*[DF]?\})$")  # $* $(*F): a pattern rule's stem
 
 RSM301 = Rule("RSM301", "make-arch-list", W, "a Makefile sets a per-arch target list",
@@ -219,6 +232,8 @@ def analyze(path: str, text: str) -> FileReport:
                 continue
         before = len(report.findings)
         for fm in ARCH_FLAG.finditer(line.text):
+            if _said(line.text, fm.start()):
+                continue
             value = fm.group("value")
             refs = {r.group("name") for r in REF.finditer(value)}
             if STEM.match(value):

@@ -152,6 +152,10 @@ def _param_defines(file: Analyzer, cmd: Command, words: list[str]) -> None:
 def flags(file: Analyzer, cmd: Command) -> None:
     if cmd.name == "message":
         return  # message(STATUS "flags: ${ROCM_HIPCC_FLAGS}") in a macro, expanded: printed, not passed
+    if PROBE.match(cmd.name):
+        # check_cxx_compiler_flag("-amdgpu-target=gfx906 -Werror" OK), check_cxx_compiler_flag("-mllvm --amdgpu-…"):
+        # a configure-time probe whose compile ships nothing; where the flag is then used is the finding
+        return
     if not any("-" in v for v in cmd.evaluated) and not file.function():
         return  # every flag this looks for starts with '-' (most commands of a large file pass none)
     if _c_flags(cmd) or _openmp_flags(file, cmd):
@@ -170,8 +174,7 @@ def flags(file: Analyzer, cmd: Command) -> None:
     for i, w in enumerate(words):
         option = words[i + 1] if w == "-mllvm" and i + 1 < len(words) else w[len("-mllvm="):] if \
             w.startswith("-mllvm=") else ""
-        # check_cxx_compiler_flag("-mllvm --amdgpu-…"): a probe; where the option is used is the finding
-        if option.startswith(("-amdgpu-", "--amdgpu-")) and not PROBE.match(cmd.name):
+        if option.startswith(("-amdgpu-", "--amdgpu-")):
             file.add(RSM105, cmd, f"backend option -mllvm {option}", BACKEND_OPTION_FIX, Redirect.BUILD_FILE)
             break
     arch = [w for w in words if ARCH_FLAG.match(w) and SPIRV_TARGET not in w]
