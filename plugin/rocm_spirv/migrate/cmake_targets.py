@@ -105,8 +105,7 @@ class Variables:
         name = self.expand(raw)
         for var, _, items in reversed(self._loops):
             if items and name == f"${{{var}}}":
-                shown = ", ".join(items[:6]) + (", …" if len(items) > 6 else "")
-                return f"{name} (each of {shown})"
+                return f"{name} (each of {', '.join(items)})"
         return name
 
     def _loop_items(self, args: list[str]) -> list[str]:

@@ -221,12 +221,12 @@ def analyze(path: str, text: str) -> FileReport:
             if gfx and (names_only or (var in MAKE_LIST_VARS and not ARCH_FLAG.search(value))):
                 lists.add(var)
                 if m.group("override"):
-                    add(_finding(path, RSM301, line, 1, f"override {var} {op} {' '.join(gfx[:6])}: the command "
+                    add(_finding(path, RSM301, line, 1, f"override {var} {op} {' '.join(gfx)}: the command "
                                  "line cannot change it", f"drop `override`, then `make {var}=amdgcnspirv`",
                                  Redirect.BUILD_FILE))
                 else:
                     how = "an environment variable or " if op == "?=" else ""
-                    add(_finding(path, RSM301, line, 1, f"{var} {op} {' '.join(gfx[:6])}: a per-arch target "
+                    add(_finding(path, RSM301, line, 1, f"{var} {op} {' '.join(gfx)}: a per-arch target "
                                  f"list", f"build with `make {var}=amdgcnspirv` ({how}a command-line value "
                                  f"overrides `{op}`); --apply leaves Makefiles alone", Redirect.MAKE_VARIABLE))
                 continue

@@ -30,8 +30,8 @@ def check_target_ids(file: Analyzer, cmd: Command) -> None:
     checked = values[values.index("TARGETS") + 1:] if "TARGETS" in values else []
     gfx = [t for v in checked for t in split_list(v) if GFX.search(t)]
     if gfx:
-        file.add(RSM113, cmd, f"rocm_check_target_ids checks a hard-coded list ({', '.join(gfx[:4])}"
-                 f"{', …' if len(gfx) > 4 else ''}): what it keeps are native targets",
+        file.add(RSM113, cmd, f"rocm_check_target_ids checks a hard-coded list ({', '.join(gfx)}): what it keeps are "
+                 "native targets",
                  "take the list from GPU_TARGETS (the toolchain file's amdgcnspirv), or skip it when "
                  "ROCM_SPIRV_OFFLOAD is spirv", Redirect.BUILD_FILE)
         return

@@ -285,8 +285,8 @@ def _scope_file(meta: dict[str, tuple[str, dict[str, str]]], ref: str, depth: in
 
 def asm_finding(root: str, path: str, line: int, column: int, text: str) -> Finding:
     return Finding(RULES["RSM204"], _rel(root, path), line, max(1, column),
-                   f"inline assembly reaches the amdgcnspirv device pass (\"{text[:60]}\"): the SPIR-V module carries "
-                   "it to the JIT unchanged, and it must then be valid on every GPU",
+                   f"inline assembly reaches the amdgcnspirv device pass (\"{' '.join(text.split())}\"): the SPIR-V "
+                   "module carries it to the JIT unchanged, and it must then be valid on every GPU",
                    FIXES["RSM204"], Redirect.SOURCE, source="configure")
 
 
