@@ -19,6 +19,8 @@ ASSIGN = re.compile(r"^(?P<override>override\s+)?(?:export\s+)?(?P<var>[A-Za-z_]
 ARCH_FLAG = re.compile(r"(?:--offload-arch|--cuda-gpu-arch|--amdgpu-target|-mcpu)=(?P<value>\S+)")
 REF = re.compile(r"\$[({](?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[)}]")
 GFX_TEMPLATE = re.compile(r"^gfx\$[({]")  # --offload-arch=gfx$(gfx): only gfx names, never amdgcnspirv
+
+
 def names_gpu(value: str) -> bool:
     """An arch flag's value that hard-codes a GPU: a gfx name (not amdgcnspirv) or one of clang's legacy
     processor names (`fiji`)."""
@@ -253,9 +255,11 @@ def analyze(path: str, text: str) -> FileReport:
                 break  # fed by a list reported at its assignment: the list is the construct
             # OpenMP offload (`amdflang -fopenmp --offload-arch=…`) is no HIP compile: not this check's
             # `--offload-arch=$(shell amdgpu-arch | head -1)`: the detection inline, in the flag's own value
-            inline = value.startswith(("$(shell", "${shell", "`")) and DETECT.search(line.text, fm.start()) is not None
+            command = _whole_expansion(line.text, fm.start(), fm.start("value")) \
+                if value.startswith(("$(shell", "${shell", "`")) else None
+            inline = command is not None and DETECT.search(command) is not None
             if (value == "native" or refs & detected or inline) and not openmp(line.text):
-                flag = _whole_expansion(line.text, fm.start(), fm.start("value")) if inline else fm.group(0)
+                flag = command if inline and command is not None else fm.group(0)
                 add(_finding(path, RSM302, line, fm.start() + 1, f"{flag} builds for the build machine's "
                              "GPU", "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES)), "
                              "then `make HIP_ARCHITECTURES=amdgcnspirv`", Redirect.BUILD_FILE))
