@@ -2494,15 +2494,18 @@ def test_arch_flags_of_other_vendors_and_the_cuda_language(tmp_path: Path) -> No
 
 def test_printed_make_flags_and_cmake_flag_probes_are_no_findings(tmp_path: Path) -> None:
     """hcc2's help recipe echoes its default (`@echo "TARGETS default: --cuda-gpu-arch=gfx803"`): printed, not
-    passed; a compile after `echo …;` on the same line still is. MIFin's check_cxx_compiler_flag("-amdgpu-target=
-    gfx906 -Werror" OK) probes the compiler; the link_libraries() the result guards is the construct."""
+    passed (backend options too); a compile after `echo …;` on the same line still is. MIFin's
+    check_cxx_compiler_flag("-amdgpu-target=gfx906 -Werror" OK) probes the compiler; the link_libraries() the
+    result guards is the construct."""
     r = found(tmp_path, {
         "Makefile": ('help:\n\t@echo "  TARGETS default: --cuda-gpu-arch=gfx803"\n'
                      "\techo building; hipcc --offload-arch=gfx90a k.hip\n\t$(info default --offload-arch=gfx942)\n"
-                     '\tprintf "%s\\n" "--offload-arch=gfx1100"\n'),
+                     '\tprintf "%s\\n" "--offload-arch=gfx1100"\n'
+                     '\t@echo "HIPFLAGS: -mllvm -amdgpu-early-inline-all=true"\n'
+                     "\thipcc -mllvm -amdgpu-function-calls=false k.hip\n"),
         "CMakeLists.txt": ("project(p CXX)\ninclude(CheckCXXCompilerFlag)\n"
                            'check_cxx_compiler_flag("-amdgpu-target=gfx906 -Werror" GFX_906_OK)\n'
                            "check_cxx_compiler_flag(--offload-arch=gfx942 HAS_GFX942)\n"
                            "if(GFX_906_OK)\n  link_libraries(-amdgpu-target=gfx906)\nendif()\n")})
-    assert lines(r, "Makefile") == {3: "RSM302"}
+    assert lines(r, "Makefile") == {3: "RSM302", 7: "RSM105"}
     assert lines(r, "CMakeLists.txt") == {6: "RSM104"}

@@ -264,7 +264,7 @@ def analyze(path: str, text: str) -> FileReport:
                              "GPU", "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES)), "
                              "then `make HIP_ARCHITECTURES=amdgcnspirv`", Redirect.BUILD_FILE))
                 break
-        bo = BACKEND_OPTION.search(line.text)
+        bo = next((o for o in BACKEND_OPTION.finditer(line.text) if not _said(line.text, o.start())), None)
         if bo is not None and not openmp(line.text):
             # HIPCC_FLAGS = … -mllvm -amdgpu-early-inline-all=true: the SPIR-V JIT compile never sees it. One
             # statement, one finding: beside a hard-coded arch flag it is said in that finding.
