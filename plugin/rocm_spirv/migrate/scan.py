@@ -457,6 +457,7 @@ def _drop_uninstantiated(reports: list[FileReport], once: set[str]) -> None:
             r.findings[:] = [f for f in r.findings if (f.line, f.column) not in dead]
 
 
+_WORD = re.compile(r"\b[A-Za-z_]\w*")  # an identifier where \bNAME\b would match it (not the x1F of 0x1F)
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">]+)[">]', re.M)
 
 
@@ -501,16 +502,17 @@ class _HelperUses:
                 self.owners.setdefault(n, set()).add(r.path)
         self.inside: Counter[tuple[str, str]] = Counter()  # (header, name) -> names in that header
         self.outside: Counter[tuple[str, str]] = Counter()  # (header, name) -> names in any other file
-        self.pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, self.owners))) + r")\b")
 
     def take(self, rel: str, text: str) -> None:
-        if self.pattern.search(text) is None:
+        # the file's words against the set of names, not one regex alternating 150 names: that regex tried each
+        # name at every position and was half the scan of relion (1,331 sources, 0.8 s of its 2.2 s CPU)
+        if self.owners.keys().isdisjoint(_WORD.findall(text)):
             return
         # another file's `#define SAME_NAME` counts too: a macro several files define is a shim whose users
         # may be outside a tree given in part (rccl's and TransferBench's copies of one helper)
-        for m in self.pattern.finditer(source_rules.strip(text)):
-            for header in self.owners[m.group(1)]:
-                (self.inside if header == rel else self.outside)[(header, m.group(1))] += 1
+        for word in _WORD.findall(source_rules.strip(text)):
+            for header in self.owners.get(word, ()):
+                (self.inside if header == rel else self.outside)[(header, word)] += 1
 
     def drop_unused(self) -> None:
         for r in self.reports:
