@@ -2509,3 +2509,32 @@ def test_printed_make_flags_and_cmake_flag_probes_are_no_findings(tmp_path: Path
                            "if(GFX_906_OK)\n  link_libraries(-amdgpu-target=gfx906)\nendif()\n")})
     assert lines(r, "Makefile") == {3: "RSM302", 7: "RSM105"}
     assert lines(r, "CMakeLists.txt") == {6: "RSM104"}
+
+
+# --- a kind the sweep of hcc2-rt's leftovers showed (batch 111, no longer held out) -------------------------
+
+def test_a_module_function_a_per_arch_loop_of_its_includer_calls_is_that_loop(tmp_path: Path) -> None:
+    """hcc2's bc.cmake: macros building bitcode with --cuda-gpu-arch=${mcpu} (a set() of the command, then an
+    add_custom_command running it), reached through add_bc_library(), which the CMakeLists.txt that include()s
+    bc.cmake calls in a loop over its gfx list. As for a function in the same file, the loop is the construct and
+    the module's flag is not; a module function no loop calls keeps its own finding, naming its flag."""
+    module = ("macro(cuda_bc name)\n  set(cu_cmd clang++ -S -emit-llvm --cuda-device-only --cuda-gpu-arch=${mcpu})\n"
+              "  add_custom_command(OUTPUT ${name}.${mcpu}.ll COMMAND ${cu_cmd} ${name}.cu -o ${name}.${mcpu}.ll)\n"
+              "endmacro()\nmacro(add_bc_library name)\n  cuda_bc(${name})\nendmacro()\n"
+              "function(build_for arch)\n  add_custom_command(OUTPUT k-${arch}.o COMMAND hipcc --offload-arch=${arch} "
+              "-c k.hip -o k-${arch}.o)\nendfunction()\n")
+    r = found(tmp_path, {
+        "cmake/bc.cmake": module,
+        "CMakeLists.txt": ("cmake_minimum_required(VERSION 3.21)\nproject(p CXX)\ninclude(cmake/bc.cmake)\n"
+                           "set(mcpus gfx900 gfx906)\nforeach(mcpu ${mcpus})\n  add_bc_library(rt)\nendforeach()\n"
+                           "foreach(a IN LISTS GPU_TARGETS)\n  build_for(${a})\nendforeach()\n"),
+        "other/cmake/kernels.cmake": module.replace("cuda_bc", "kern_bc").replace("add_bc_library", "add_kern")
+                                     .replace("build_for", "other_for"),
+        "other/CMakeLists.txt": "include(cmake/kernels.cmake)\nadd_kern(k)\n"})
+    assert lines(r, "CMakeLists.txt") == {4: "RSM101", 5: "RSM107", 8: "RSM107"}
+    assert lines(r, "cmake/bc.cmake") == {}
+    # nothing loops over kern_bc() or other_for(): each flag is reported once (kern_bc's at the set() that makes it,
+    # by its own name); CMake's functions are global, so one name stands for one function across the tree
+    assert lines(r, "other/cmake/kernels.cmake") == {2: "RSM103", 9: "RSM103"}
+    messages = {f.line: f.message for f in scan(tmp_path).result.findings if f.path == "other/cmake/kernels.cmake"}
+    assert messages[2] == "passes --cuda-gpu-arch= of its argument in kern_bc()"

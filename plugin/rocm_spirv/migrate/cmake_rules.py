@@ -44,6 +44,10 @@ class Context:
     inherited_arch_lists: frozenset[str] = frozenset()
     # variables the project's own modules that the file include()s set (a module runs in its includer's scope)
     module_vars: frozenset[str] = frozenset()
+    # function()s and macro()s of those modules that run a per-arch flag or command on a parameter, each with the
+    # module's functions it reaches: a loop over the target list calling one here is the construct, as for one
+    # defined in this file
+    module_functions: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 @dataclass
@@ -85,6 +89,10 @@ class CMakeFacts:
     # the commands the file calls (lower case; cmake_language(CALL <name>) too): a function() or macro() of a
     # CMakeLists.txt that no file calls runs nothing (scan._drop_uncalled)
     calls: frozenset[str] = frozenset()
+    # the file's function()s and macro()s that run a per-arch flag or command on a parameter (lower case), and
+    # those of any file a per-arch loop here calls: an included module's flag is that loop's construct
+    per_arch_functions: tuple[tuple[str, frozenset[str]], ...] = ()  # each with the functions it reaches
+    looped_functions: frozenset[str] = frozenset()
 
 
 def parse_version(text: str) -> tuple[int, int] | None:
@@ -131,7 +139,8 @@ class Analyzer:
         # function()/macro() bodies: those passing a per-arch flag of a variable (--offload-arch=${FLAG}, the
         # command that does), what each calls, and those a per-arch loop calls (the loop is the construct)
         self.fn_arch: dict[str, Command] = {}
-        self.fn_commands: set[str] = set()  # functions running per-arch commands on a parameter
+        # functions running per-arch commands on a parameter
+        self.fn_commands: set[str] = {fn for fn, _ in ctx.module_functions}
         self.fn_calls: dict[str, set[str]] = {}
         self.fn_looped: set[str] = set()
         # loop variables of finished foreach() loops over an arch list (`foreach(a IN LISTS AMDGPU_ARCHS)
@@ -213,6 +222,16 @@ class Analyzer:
             todo.extend([*chain, c] for c in sorted(self.fn_calls.get(chain[-1], ())))
         return []
 
+    def reached(self, name: str) -> frozenset[str]:
+        """The functions a call of name runs, itself included."""
+        seen, todo = set(), [name.lower()]
+        while todo:
+            fn = todo.pop()
+            if fn not in seen:
+                seen.add(fn)
+                todo.extend(self.fn_calls.get(fn, ()))
+        return frozenset(seen)
+
     def function_params(self) -> set[str]:
         b = self.function_block()
         return set() if b is None else set(b.cmd.values()[1:]) | {"ARGN", "ARGV0", "ARGV1"}
@@ -266,6 +285,10 @@ class Analyzer:
         self.facts.calls = frozenset(c.name for c in commands) | frozenset(
             c.values()[1].lower() for c in commands
             if c.name == "cmake_language" and c.values()[:1] == ["CALL"] and len(c.values()) > 1)
+        defined = sorted({c.values()[0].lower() for c in commands if c.name in ("function", "macro") and c.values()})
+        self.facts.per_arch_functions = tuple((fn, self.reached(fn)) for fn in defined if self.per_arch_function(fn))
+        reach = dict(self.ctx.module_functions)
+        self.facts.looped_functions = frozenset(self.fn_looped).union(*(reach.get(fn, ()) for fn in self.fn_looped))
         self.report.findings.sort(key=lambda f: (f.line, f.column))
         notes(self)
         return self.report, self.facts

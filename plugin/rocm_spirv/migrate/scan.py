@@ -111,7 +111,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         first = _read(os.path.join(base, "CMakeLists.txt")).text
         if first is not None:
             try:
-                ctx = Context(top_level=True, module_vars=modules.sets("CMakeLists.txt", first))
+                ctx = Context(top_level=True, module_vars=modules.sets("CMakeLists.txt", first),
+                              module_functions=modules.functions("CMakeLists.txt", first))
                 analyzed = cmake_rules.analyze("CMakeLists.txt", for_analysis(first), ctx)
                 top = first, analyzed
                 top_policy, scopes[""] = analyzed[1].policy_version, _scope(analyzed[1])
@@ -155,6 +156,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
 
     kernel_reports: list[FileReport] = []  # sources with findings inside __global__ function templates
     cmake_calls: set[str] = set()  # every command some CMake file calls
+    looped_functions: set[str] = set()  # functions a per-arch loop of some CMake file calls
     caller_reports: list[FileReport] = []  # CMake files with findings in their own function() or macro()
     local_reports: list[FileReport] = []  # translation units with findings in inline code they never name
     header_reports: list[FileReport] = []  # headers with findings inside their helpers
@@ -214,12 +216,14 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 if is_top and top is not None and top[0] == text:
                     report, facts = top[1]
                 else:
-                    ctx = Context(top_policy, is_top, *scope, module_vars=modules.sets(rel, text))
+                    ctx = Context(top_policy, is_top, *scope, module_vars=modules.sets(rel, text),
+                                  module_functions=modules.functions(rel, text))
                     report, facts = cmake_rules.analyze(rel, for_analysis(text), ctx)
                 if posixpath.basename(rel) == "CMakeLists.txt":
                     scopes.setdefault(rel_dir, _scope(facts))
                 build_arch_defines |= facts.arch_defines
                 cmake_calls |= facts.calls
+                looped_functions |= facts.looped_functions
                 if report.needs:
                     caller_reports.append(report)
                 # A project() file may gain find_package(RocmSpirv) for the files below it (projects.py).
@@ -288,7 +292,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     if cmake_functions:
         _drop_project_findhip(result, cmake_functions)
     for report in caller_reports:
-        _drop_uncalled(report, cmake_calls)
+        _drop_uncalled(report, cmake_calls, looped_functions)
     _drop_arch_derived(result, derived)
     _drop_foreign(result, foreign - named - live_macros - arch_macros)
     _drop_include_derived(result, graph, derived)
@@ -305,36 +309,52 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     return out
 
 
+_DEFINES_FUNCTION = re.compile(r"^[ \t]*(?:function|macro)[ \t]*\(", re.IGNORECASE | re.MULTILINE)
+
+
 class _Modules:
-    """The variables a CMake file's include()d project modules set, each module read once (where include()
-    looks: cmake_targets.module_paths)."""
+    """What a CMake file's include()d project modules give it, each module read once (where include() looks:
+    cmake_targets.module_paths): the variables they set, and their function()s and macro()s that run a per-arch
+    flag or command on a parameter."""
 
     def __init__(self, base: Path | None) -> None:
         self.base = base
-        self.known: dict[str, frozenset[str]] = {}
+        self.known: dict[str, tuple[frozenset[str], tuple[tuple[str, frozenset[str]], ...]]] = {}
 
     def sets(self, rel: str, text: str) -> frozenset[str]:
+        return frozenset().union(*(names for names, _ in self._modules(rel, text)))
+
+    def functions(self, rel: str, text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+        return tuple(f for _, functions in self._modules(rel, text) for f in functions)
+
+    def _modules(self, rel: str, text: str) -> list[tuple[frozenset[str], tuple[tuple[str, frozenset[str]], ...]]]:
         if self.base is None:
-            return frozenset()
-        names: set[str] = set()
+            return []
+        out = []
         for cand in module_paths(posixpath.dirname(rel), text):
             if cand not in self.known:
                 self.known[cand] = self._analyze(cand)
-            names |= self.known[cand]
-        return frozenset(names)
+            out.append(self.known[cand])
+        return out
 
-    def _analyze(self, rel: str) -> frozenset[str]:
+    def _analyze(self, rel: str) -> tuple[frozenset[str], tuple[tuple[str, frozenset[str]], ...]]:
         assert self.base is not None
+        none: tuple[frozenset[str], tuple[tuple[str, frozenset[str]], ...]] = (frozenset(), ())
         path = os.path.join(self.base, rel)
         if not os.path.isfile(path):
-            return frozenset()
+            return none
         text = _read(path).text
         if text is None:
-            return frozenset()
+            return none
         try:
-            return assigned_names(parse(for_analysis(text)))
+            names = assigned_names(parse(for_analysis(text)))
+            # the module's own walk, only where it defines a function (most modules set variables and call
+            # find_package): what it reports is reported with the module itself
+            functions = cmake_rules.analyze(rel, for_analysis(text))[1].per_arch_functions \
+                if _DEFINES_FUNCTION.search(text) else ()
         except (CMakeSyntaxError, RecursionError):
-            return frozenset()  # reported with the file itself
+            return none  # reported with the file itself
+        return names, functions
 
 
 def _derive(arch: set[str], live: set[str], cond_defines: list[CondDefine]) -> set[str]:
@@ -390,10 +410,15 @@ class _OddAliasUses:
         report.findings.sort(key=lambda f: (f.line, f.column))
 
 
-def _drop_uncalled(report: FileReport, calls: set[str]) -> None:
+def _drop_uncalled(report: FileReport, calls: set[str], looped: set[str]) -> None:
     """Findings in a CMakeLists.txt's function() or macro() that no CMake file of the tree calls: it runs
-    nothing (fmha-bwd-gfx1100's `macro(add_hip_test …)` with `--offload-arch=gfx1100`, never used)."""
-    dead = {at for at, (kind, names) in report.needs.items() if kind == "caller" and not names & calls}
+    nothing (fmha-bwd-gfx1100's `macro(add_hip_test …)` with `--offload-arch=gfx1100`, never used). A function's
+    flag of its argument that a per-arch loop of another file calls: that loop is the construct (hcc2's
+    bc.cmake macro passing --cuda-gpu-arch=${mcpu}, called per entry by the CMakeLists.txt that includes it)."""
+    def dead_at(kind: str, names: frozenset[str]) -> bool:
+        uncalled = kind in ("caller", "caller-loop") and not names & calls
+        return uncalled or (kind in ("loop", "caller-loop") and bool(names & looped))
+    dead = {at for at, (kind, names) in report.needs.items() if dead_at(kind, names)}
     if dead:
         report.findings[:] = [f for f in report.findings if (f.line, f.column) not in dead]
 

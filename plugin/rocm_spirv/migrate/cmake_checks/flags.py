@@ -204,6 +204,11 @@ def flags(file: Analyzer, cmd: Command) -> None:
         file.fn_arch.setdefault(fn, cmd)  # clang -target amdgcn-amd-amdhsa -mcpu=${TARG_DEV}: per arch, as above
         _param_defines(file, cmd, words)
         return
+    if fn and loop is None and fn in file.fn_arch and (arch or mcpu) and \
+            set(arch + mcpu) <= set(_words(file, file.fn_arch[fn])):
+        # hcc2's `add_custom_command(… COMMAND ${cu_cmd} …)` after `set(cu_cmd … --cuda-gpu-arch=${mcpu})` in one
+        # macro: the flag that set() made, one construct with it (reported there, or at the loop that calls it)
+        return
     if loop is not None:
         if not arch:
             return  # -mcpu= in a per-arch loop is the loop's finding (RSM107)
@@ -265,10 +270,16 @@ def uncalled_functions(file: Analyzer) -> None:
     """A function passing --offload-arch=${param} that no per-arch loop here calls: the flag is the finding."""
     for fn, cmd in file.fn_arch.items():
         if fn not in file.fn_looped:
-            flag = "-mcpu=" if any("-mcpu=" in v for v in cmd.evaluated) else "--offload-arch="
-            file.add(RSM103, cmd, f"passes an {flag} of its argument in {fn}()",
-                     "remove it and let the target list decide (rocm_spirv_target / ROCM_SPIRV_OFFLOAD)",
-                     Redirect.BUILD_FILE)
+            words = _words(file, cmd)
+            flag = "-mcpu=" if any("-mcpu=" in w for w in words) else \
+                "--cuda-gpu-arch=" if any(w.startswith("--cuda-gpu-arch=") for w in words) else "--offload-arch="
+            f = file.add(RSM103, cmd, f"passes {flag} of its argument in {fn}()",
+                         "remove it and let the target list decide (rocm_spirv_target / ROCM_SPIRV_OFFLOAD)",
+                         Redirect.BUILD_FILE)
+            # dropped once the scan knows a per-arch loop of another file (the includer of this module) calls it
+            at = (f.line, f.column)
+            kind = "caller-loop" if file.report.needs.get(at, ("",))[0] == "caller" else "loop"
+            file.report.needs[at] = (kind, frozenset({fn}))
 
 
 TOPIC = Topic(rules=(RSM103, RSM104, RSM105), every=flags, end=uncalled_functions)
