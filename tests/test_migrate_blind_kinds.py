@@ -2538,3 +2538,24 @@ def test_a_module_function_a_per_arch_loop_of_its_includer_calls_is_that_loop(tm
     assert lines(r, "other/cmake/kernels.cmake") == {2: "RSM103", 9: "RSM103"}
     messages = {f.line: f.message for f in scan(tmp_path).result.findings if f.path == "other/cmake/kernels.cmake"}
     assert messages[2] == "passes --cuda-gpu-arch= of its argument in kern_bc()"
+
+
+# --- kinds the whole-repository sweep (benchmarks/migrate_sweep.py) showed -----------------------------------
+
+def test_configure_file_and_jinja_templates_are_read_not_refused(tmp_path: Path) -> None:
+    """FindHIP's run_hipcc.cmake and rocm-cmake's test templates hold lines of configure_file() placeholders
+    (`@HIP_HOST_FLAGS@`) where a command would be; a kernel generator's .cmake templates hold Jinja statements
+    (`{% if … %}`). Read as blank lines, the rest of the file is analyzed (its findings at their own lines) instead
+    of the whole file being refused as a syntax error. A real syntax error is still one."""
+    (tmp_path / "cmake").mkdir()
+    (tmp_path / "cmake" / "run.cmake").write_text(
+        'set(HIP_CLANG_PATH "@HIP_CLANG_PATH@")\n@HIP_HOST_FLAGS@\n  @_A@ @_B@\nset(GPU_TARGETS gfx90a gfx942)\n')
+    (tmp_path / "cmake" / "tpl.cmake").write_text(
+        "{% if rocm %}\nset(AMDGPU_TARGETS gfx942)\n{% endif %}\n{# a comment #}\n")
+    (tmp_path / "cmake" / "bad.cmake").write_text("set(X a)\n@ not a placeholder\n")
+    result = scan(tmp_path).result
+    got = {(f.path, f.line, f.rule.id) for f in result.findings}
+    assert lines(got, "cmake/run.cmake") == {4: "RSM101"}
+    assert lines(got, "cmake/tpl.cmake") == {2: "RSM101"}
+    errors = {r.path: r.error for r in result.files if r.error}
+    assert list(errors) == ["cmake/bad.cmake"] and "line 2" in errors["cmake/bad.cmake"]

@@ -103,6 +103,18 @@ def parse_version(text: str) -> tuple[int, int] | None:
 
 
 MAX_NESTING = 1000  # if()/foreach()/function() blocks open at once
+# A line of configure_file() placeholders (`@CONTENT@`, `@HIP_HOST_FLAGS@` in FindHIP's run_hipcc.cmake) or of
+# Jinja statements (`{% if torch_minver %}` in a generator's .cmake templates): the file is a template, and the
+# line is no command. Read as blank (same length: offsets and lines stay those of the file), not as a syntax error
+# that would skip the file.
+_TEMPLATE_LINE = re.compile(r"^[ \t]*(?:(?:@[A-Za-z_][A-Za-z0-9_]*@|\{%[^\n]*?%\}|\{#[^\n]*?#\})[ \t]*)+$",
+                            re.MULTILINE)
+
+
+def untemplated(src: str) -> str:
+    if "@" not in src and "{" not in src:
+        return src
+    return _TEMPLATE_LINE.sub(lambda m: " " * len(m.group(0)), src)
 
 
 class Analyzer:
@@ -270,7 +282,7 @@ class Analyzer:
     # -- the walk ----------------------------------------------------------------------------
     def run(self) -> tuple[FileReport, CMakeFacts]:
         try:
-            commands = parse(self.src)
+            commands = parse(untemplated(self.src))
         except CMakeSyntaxError as err:
             self.report.error = f"CMake syntax error: {err}"
             return self.report, self.facts

@@ -347,7 +347,7 @@ class _Modules:
         if text is None:
             return none
         try:
-            names = assigned_names(parse(for_analysis(text)))
+            names = assigned_names(parse(cmake_rules.untemplated(for_analysis(text))))
             # the module's own walk, only where it defines a function (most modules set variables and call
             # find_package): what it reports is reported with the module itself
             functions = cmake_rules.analyze(rel, for_analysis(text))[1].per_arch_functions \
