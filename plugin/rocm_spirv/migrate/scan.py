@@ -529,9 +529,10 @@ class _HelperUses:
         self.outside: Counter[tuple[str, str]] = Counter()  # (header, name) -> names in any other file
 
     def take(self, rel: str, text: str) -> None:
-        # the file's words against the set of names, not one regex alternating 150 names: that regex tried each
-        # name at every position and was half the scan of relion (1,331 sources, 0.8 s of its 2.2 s CPU)
-        if self.owners.keys().isdisjoint(_WORD.findall(text)):
+        # substring tests first (most files name none of them), then the file's words against the set of names:
+        # one regex alternating the names with \b around them tried each name at every position (relion, 150
+        # names: 0.8 s of its 2.2 s CPU; torchcomms, 6 names over 43 MB: 0.8 s, the substring tests 0.07 s)
+        if not any(n in text for n in self.owners):
             return
         # another file's `#define SAME_NAME` counts too: a macro several files define is a shim whose users
         # may be outside a tree given in part (rccl's and TransferBench's copies of one helper)
