@@ -10,7 +10,7 @@ CI cannot fetch, so this is a benchmark, not a test) into a scratch directory th
 Targets: every run exits 0 or 1 (2 only with its one line, never a traceback), within the timeout, with a
 peak RSS under 1 GiB.
 
-    PYTHONPATH=plugin python benchmarks/migrate_sweep.py [--mirrors DIR] [--limit N] [--timeout S]
+    PYTHONPATH=plugin python benchmarks/migrate_sweep.py [--mirrors DIR] [--limit N] [--timeout S] [--report-only]
 """
 
 from __future__ import annotations
@@ -115,21 +115,23 @@ def _kind(error: Any) -> str:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    rows = result["repositories"]
+    rows = [r for r in result["repositories"] if "extract_error" not in r]
+    unextracted = [r for r in result["repositories"] if "extract_error" in r]
     ok = [r for r in rows if r.get("exit") in (0, 1)]
     rate = [r["scanned"] / r["wall_s"] for r in ok if r.get("scanned") and r["wall_s"] > 0]
-    bad = [r for r in rows if r.get("exit") not in (0, 1) or r.get("traceback") or r.get("timed_out")]
+    bad = [r for r in rows if r.get("exit") not in (0, 1) or r.get("traceback") or r.get("timed_out")
+           or r.get("findings") is None]
     s = result["summary"]
     md = ["# migrate on whole repositories (robustness and speed, no labels)", "",
-          f"`PYTHONPATH=plugin python benchmarks/migrate_sweep.py` with the plugin of {result['plugin']}: each "
-          "mirrored repository's HEAD, every file, one "
+          "`PYTHONPATH=plugin python benchmarks/migrate_sweep.py` with the plugin of "
+          f"{result.get('plugin', '(not recorded)')}: each mirrored repository's HEAD, every file, one "
           "`rocm-spirv migrate ROOT --check --json` process each (exit 1 = findings, expected). Nothing here says "
           "whether a finding is right; the blind corpus (migrate_blind.md) measures that.", "",
           f"- repositories: {s['repositories']} ({s['files']:,} files, {s['bytes'] / 2**30:.1f} GiB extracted); "
           f"files the scan read (its `files_scanned`): {s['scanned']:,}",
           f"- exit 0/1: {len(ok)}; exit 2, traceback or timeout ({result['timeout_s']:.0f} s): {len(bad)}",
-          f"- files the scan refused with one line each (size cap, nesting, encoding): {s['refused']} in "
-          f"{s['repositories_with_refusals']} repositories",
+          f"- files the scan refused with one line each (syntax error, size cap, nesting, unreadable): "
+          f"{s['refused']} in {s['repositories_with_refusals']} repositories",
           f"- wall per repository: median {s['wall_median_s']} s, range {s['wall_min_s']}-{s['wall_max_s']} s; "
           f"CPU median {s['cpu_median_s']} s, range {s['cpu_min_s']}-{s['cpu_max_s']} s",
           f"- scanned files per wall second: median {statistics.median(rate):,.0f}, range {min(rate):,.0f}-"
@@ -137,16 +139,20 @@ def markdown(result: dict[str, Any]) -> str:
           f"- peak RSS: median {s['rss_median_mib']} MiB, largest {s['rss_max_mib']} MiB (target < "
           f"{RSS_TARGET_MIB:.0f} MiB)", ""]
     if bad:
-        md += ["## Runs that did not exit 0 or 1 cleanly", "", "| repository | exit | traceback | timed out | "
-               "last stderr line |", "|---|---:|---|---|---|"]
+        md += ["## Runs that did not exit 0 or 1 cleanly (or printed no JSON)", "", "| repository | exit | traceback | "
+               "timed out | last stderr line |", "|---|---:|---|---|---|"]
         md += [f"| {r['repository']} | {r['exit']} | {r['traceback']} | {r['timed_out']} | "
                f"{r['stderr_last'].replace('|', '/')} |" for r in bad]
+        md.append("")
+    if unextracted:
+        md += ["## Mirrors that could not be extracted (not scanned)", ""]
+        md += [f"- {r['repository']}: {r['extract_error']}" for r in unextracted]
         md.append("")
     md += ["## The slowest 15 (CPU)", "", "| repository | commit | files | scanned | findings | refused | wall s | "
            "CPU s | peak RSS MiB |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in sorted(ok, key=lambda r: -r["cpu_s"])[:15]:
-        md.append(f"| {r['repository']} | {r['commit'][:12]} | {r['files']:,} | {r['scanned']:,} | {r['findings']} | "
-                  f"{r['errors']} | {r['wall_s']} | {r['cpu_s']} | {r['maxrss_mib']} |")
+        md.append(f"| {r['repository']} | {r['commit'][:12]} | {r['files']:,} | {r.get('scanned') or 0:,} | "
+                  f"{r['findings']} | {r['errors']} | {r['wall_s']} | {r['cpu_s']} | {r['maxrss_mib']} |")
     kinds: dict[str, int] = {}
     for r in rows:
         for k in r.get("error_kinds") or ():
@@ -190,7 +196,13 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="the first N repositories only (0: all)")
     ap.add_argument("--timeout", type=float, default=TIMEOUT_S)
     ap.add_argument("--scratch", type=Path, default=None, help="where to extract (default: the temp directory)")
+    ap.add_argument("--report-only", action="store_true", help="write the Markdown again from the recorded JSON")
     args = ap.parse_args()
+    if args.report_only:
+        md = markdown(json.loads((RESULTS / "migrate_sweep.json").read_text()))
+        write_atomic(RESULTS / "migrate_sweep.md", md)
+        print(md)
+        return 0
     repos = repositories(args.mirrors)
     if not repos:
         print(f"migrate_sweep: no mirrors under {args.mirrors}; fetch repositories first", file=sys.stderr)
@@ -226,7 +238,7 @@ def main() -> int:
     write_atomic(RESULTS / "migrate_sweep.md", md)
     print(md)
     clean = all(r.get("exit") in (0, 1) and not r.get("traceback") and not r.get("timed_out")
-                and r.get("maxrss_mib", 0) < RSS_TARGET_MIB for r in rows)
+                and r.get("findings") is not None and r.get("maxrss_mib", 0) < RSS_TARGET_MIB for r in rows)
     return 0 if clean else 1
 
 
