@@ -2559,3 +2559,15 @@ def test_configure_file_and_jinja_templates_are_read_not_refused(tmp_path: Path)
     assert lines(got, "cmake/tpl.cmake") == {2: "RSM101"}
     errors = {r.path: r.error for r in result.files if r.error}
     assert list(errors) == ["cmake/bad.cmake"] and "line 2" in errors["cmake/bad.cmake"]
+
+
+def test_arch_list_messages_name_every_value(tmp_path: Path) -> None:
+    """hcc2's `set(amdgcn_mcpus gfx803 gfx700 gfx801 gfx701 gfx800 gfx900 gfx901)`: the message named the first six,
+    with no sign that one was left out; so did list(APPEND) and a target list's set() (with a `…`)."""
+    seven = "gfx803 gfx700 gfx801 gfx701 gfx800 gfx900 gfx901"
+    (tmp_path / "CMakeLists.txt").write_text(
+        f"project(p CXX)\nset(mcpus {seven})\nforeach(m ${{mcpus}})\n  message(${{m}})\nendforeach()\n"
+        f"set(GPU_TARGETS {seven})\nlist(APPEND MY_ARCHS {seven})\n")
+    messages = {f.line: f.message for f in scan(tmp_path).result.findings}
+    every = ", ".join(seven.split())
+    assert every in messages[2] and every in messages[6] and every in messages[7], messages

@@ -355,7 +355,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         if items and all(i.lower() == SPIRV_TARGET for i in items):
             return
         redirect, why = redirect_for_set(file, var, cache, force)
-        source = ", ".join(gfx_items[:6]) if gfx_items else " ".join(rest)
+        source = ", ".join(gfx_items) if gfx_items else " ".join(rest)
         file.add(RSM110, cmd, f"HCC_AMDGPU_TARGET, FindHIP's per-arch list, set to {source or 'an empty list'} "
                  f"({why})", "guard it with ROCM_SPIRV_OFFLOAD (--apply does this, with amdgcnspirv under "
                  "SPIR-V), or redirect it from the toolchain file; better, port to enable_language(HIP)", redirect)
@@ -401,7 +401,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         if not items and not cache and _filled_later(file, var, cmd):
             return
         redirect, why = redirect_for_set(file, var, cache, force)
-        source = ", ".join(gfx_items[:6]) + (" …" if len(gfx_items) > 6 else "") if gfx_items else " ".join(rest)
+        source = ", ".join(gfx_items) if gfx_items else " ".join(rest)
         kind = "defaulted" if any(var in b.defaults for b in file.stack) else "set"
         file.add(RSM101, cmd, f"{var} {kind} to {source or 'an empty list'} ({why})",
                  f"{GUARD_OPEN.split('  #')[0]} … endif() around it (--apply does this), or redirect it from "
@@ -436,7 +436,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
         else:
             # a list set to gfx names only where the toolchain file's lists skip; one live set of them pins it
             (file.toolchain_dead_lists if file.toolchain_dead() else file.live_literal_lists).add(var)
-            file.add(RSM101, cmd, f"{var} holds arch names ({', '.join(gfx_items[:6])})",
+            file.add(RSM101, cmd, f"{var} holds arch names ({', '.join(gfx_items)})",
                      "check where it is passed; under SPIR-V the list is amdgcnspirv", Redirect.BUILD_FILE)
 
 
@@ -525,13 +525,13 @@ def list_command(file: Analyzer, cmd: Command) -> None:
         gfx = [i for i in items if GFX.search(i)]
         if gfx and all(ARCH_ITEM.match(i) for i in items):
             file.arch_lists.add(var)
-            file.add(RSM101, cmd, f"appends arch names to {var} ({', '.join(gfx[:6])})",
+            file.add(RSM101, cmd, f"appends arch names to {var} ({', '.join(gfx)})",
                      "check where it is passed; under SPIR-V the list is amdgcnspirv", Redirect.BUILD_FILE)
     elif op in ("APPEND", "PREPEND", "INSERT") and var in TARGET_VARS:
         items = [i for v in values[2:] for i in split_list(v)]
         gfx = [i for i in items if GFX.search(i)]
         if gfx:
-            file.add(RSM101, cmd, f"appends {', '.join(gfx[:6])} to {var}; a toolchain value is extended, "
+            file.add(RSM101, cmd, f"appends {', '.join(gfx)} to {var}; a toolchain value is extended, "
                      "not replaced", "guard it with ROCM_SPIRV_OFFLOAD (--apply does this)", Redirect.BUILD_FILE)
             if not file.guarded():
                 wrap(file, cmd)
