@@ -69,3 +69,14 @@ def test_a_file_reached_through_symlinks_is_scanned_once(tmp_path: Path) -> None
     assert [rel for rel, _ in walk(root, ["ex"])] == [
         "a.hip", "sub/e.hip", "to_b.hip", "to_c.hip", "to_d.hip", "to_notes.hip", "to_out1.hip",
         "sub/dangling.hip"]
+
+
+def test_a_dangling_link_is_named_as_one(tmp_path: Path) -> None:
+    """An editor's lock file (`.#k.hip` -> `user@host.123`) or a link into a submodule that is not checked out: one
+    line saying so, not "unreadable (No such file or directory)", which reads like a permission problem."""
+    (tmp_path / "k.hip").write_text("__global__ void k() {}\n")
+    (tmp_path / ".#k.hip").symlink_to("user@host.1234:1708528147")
+    (tmp_path / "cub.cuh").symlink_to("../third_party/cub/cub.cuh")
+    errors = {r.path: r.error for r in scan(tmp_path).result.files if r.error}
+    assert errors == {".#k.hip": "a symbolic link to a missing file (user@host.1234:1708528147); skipped",
+                      "cub.cuh": "a symbolic link to a missing file (../third_party/cub/cub.cuh); skipped"}

@@ -79,6 +79,10 @@ def _read(path: str) -> Read:
         st, data = read_regular_stat(path, MAX_BYTES)
     except NotRegularFile as err:
         return Read(None, why=f"{err.strerror}; skipped")
+    except FileNotFoundError as err:
+        if os.path.islink(path):  # an editor's lock file (.#k.hip), a link into a submodule not checked out
+            return Read(None, why=f"a symbolic link to a missing file ({os.readlink(path)}); skipped")
+        return Read(None, why=f"unreadable ({err.strerror or err}); skipped")
     except OSError as err:
         return Read(None, why=f"unreadable ({err.strerror or err}); skipped")
     if data is None:
