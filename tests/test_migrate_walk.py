@@ -80,3 +80,18 @@ def test_a_dangling_link_is_named_as_one(tmp_path: Path) -> None:
     errors = {r.path: r.error for r in scan(tmp_path).result.files if r.error}
     assert errors == {".#k.hip": "a symbolic link to a missing file (user@host.1234:1708528147); skipped",
                       "cub.cuh": "a symbolic link to a missing file (../third_party/cub/cub.cuh); skipped"}
+
+
+def test_configure_file_templates_named_for_what_they_become(tmp_path: Path) -> None:
+    """`kmp_config.h.cmake` (hcc2-rt) is a header template, `protobuf.pc.cmake` a pkg-config one: not CMake scripts,
+    which the scan refused as syntax errors. The header is read as a source (its `#cmakedefine` lines are no
+    condition; an arch test in it is one), the pkg-config file not at all; `hip-config.cmake` is still CMake."""
+    (tmp_path / "kmp_config.h.cmake").write_text(
+        "// generated\n#cmakedefine KMP_USE_HIP 1\n#define KMP_VERSION @VERSION@\n#if defined(__gfx90a__)\n"
+        "#define KMP_WAVE 64\n#endif\n")
+    (tmp_path / "protobuf.pc.cmake").write_text("prefix=@CMAKE_INSTALL_PREFIX@\nName: Protocol Buffers\n")
+    (tmp_path / "hip-config.cmake").write_text("set(GPU_TARGETS gfx90a)\n")
+    result = scan(tmp_path).result
+    assert not [r.error for r in result.files if r.error]
+    assert {(f.path, f.line) for f in result.findings} == {("kmp_config.h.cmake", 4), ("hip-config.cmake", 1)}
+    assert result.files_scanned == 2

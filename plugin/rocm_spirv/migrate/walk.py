@@ -34,9 +34,21 @@ def script_kind(name: str) -> str | None:
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "node_modules", ".rocm-spirv"})
 
 
+# configure_file() templates named after what they become, not CMake scripts: kmp_config.h.cmake (a header, read
+# as a source), protobuf.pc.cmake (a pkg-config file, not read)
+TEMPLATE_SUFFIXES = frozenset({".pc", ".py", ".sh", ".bat", ".txt", ".json", ".xml", ".yaml", ".yml", ".rc", ".cfg",
+                               ".ini", ".md", ".rst", ".spec", ".desktop", ".plist", ".f90"})
+
+
 def classify(name: str) -> str | None:
     """cmake, make, presets, source, python, pyproject, bazel, or None for files the scan ignores."""
-    if name == "CMakeLists.txt" or name.endswith(".cmake"):
+    if name.endswith(".cmake"):
+        stem = name[:-len(".cmake")]
+        inner = stem[stem.rfind("."):].lower() if stem.rfind(".") > 0 else ""
+        if inner in SOURCE_SUFFIXES:
+            return "source"
+        return None if inner in TEMPLATE_SUFFIXES else "cmake"
+    if name == "CMakeLists.txt":
         return "cmake"
     # Makefile.<name> (Makefile.kokkos, Makefile.common), *.mk and make.inc (magma's and LAPACK-style
     # libraries' settings file, with make.inc.<platform> examples to copy) are make include files
