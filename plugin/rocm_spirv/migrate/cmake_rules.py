@@ -4,6 +4,7 @@ the rules. Pure: text in, FileReport out."""
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -207,6 +208,13 @@ class Analyzer:
             # subdirectories (those call it, and a tree scanned in part may not hold them)
             self.report.needs[(f.line, f.column)] = ("caller", frozenset({fn}))
         return f
+
+    @functools.cached_property
+    def list_gets(self) -> tuple[tuple[int, str, str], ...]:
+        """Every `list(GET <list> <index>… <out>)` of the file: (offset, list, out). Read once: a check asking
+        at each if() walked the commands before it, quadratic in a long file (CMake's own tests)."""
+        return tuple((c.start, v[1], v[-1]) for c in self.commands
+                     if c.name == "list" and (v := c.values())[:1] == ["GET"] and len(v) >= 4)
 
     @property
     def literal_lists(self) -> set[str]:

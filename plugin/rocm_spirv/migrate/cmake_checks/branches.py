@@ -87,15 +87,8 @@ def _entries_of_arch_lists(file: Analyzer, cmd: Command, names: set[str], arch: 
     (qmcpack's `list(GET QMC_GPU_ARCHS 0 GPU_ARCH_0)`, then `elseif(GPU_ARCH_0 MATCHES "^gfx")`)."""
     if not names or any(b.kind == "foreach" for b in file.stack):
         return set()  # in a loop the entry is the loop's (kokkos' detection loop over its table of gfx flags)
-    out: set[str] = set()
-    for c in file.commands:
-        if c.start >= cmd.start:
-            break
-        v = c.values()
-        if c.name == "list" and v[:1] == ["GET"] and len(v) >= 4 and v[-1] in names and \
-                (v[1] in arch or ARCH_OPTION.search(v[1])):
-            out.add(v[-1])
-    return out
+    return {out for start, source, out in file.list_gets if start < cmd.start and out in names and
+            (source in arch or ARCH_OPTION.search(source))}
 
 
 DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
