@@ -80,9 +80,10 @@ def _read(path: str) -> Read:
     except NotRegularFile as err:
         return Read(None, why=f"{err.strerror}; skipped")
     except FileNotFoundError as err:
-        if os.path.islink(path):  # an editor's lock file (.#k.hip), a link into a submodule not checked out
+        try:  # an editor's lock file (.#k.hip), a link into a submodule not checked out
             return Read(None, why=f"a symbolic link to a missing file ({os.readlink(path)}); skipped")
-        return Read(None, why=f"unreadable ({err.strerror or err}); skipped")
+        except OSError:  # no link (the file went away since the walk listed it)
+            return Read(None, why=f"unreadable ({err.strerror or err}); skipped")
     except OSError as err:
         return Read(None, why=f"unreadable ({err.strerror or err}); skipped")
     if data is None:
