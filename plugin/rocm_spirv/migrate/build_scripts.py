@@ -21,7 +21,7 @@ from rocm_spirv.migrate.cmake_words import DETECT, GFX
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
 from rocm_spirv.migrate.make_rules import ARCH_FLAG, BACKEND_OPTION, names_gpu
 from rocm_spirv.migrate.walk import SCRIPT_KINDS
-from rocm_spirv.offload import SPIRV_TARGET
+from rocm_spirv.offload import PROCESSOR_PATTERN, SPIRV_TARGET
 
 RSM303 = Rule("RSM303", "script-arch-list", W, "a Python or Bazel build description names gfx targets",
               "A gfx list or default in setup.py, pyproject.toml, a BUILD/.bzl file or .bazelrc (PYTORCH_ROCM_ARCH's "
@@ -77,8 +77,9 @@ def _define(text: str) -> str | None:
 
 
 # a gfx name inside a longer string: a ROCm distribution built for one family (`"rocm_7.13.0_gfx94X"`,
-# `".../therock-dist-linux-gfx908-7.12.0.tar.gz"`); TheRock names families with a trailing X
-EMBEDDED_GFX = re.compile(r"(?<![A-Za-z0-9])gfx[0-9]{2,4}[a-zX]?(?![A-Za-z0-9])")
+# `".../therock-dist-linux-gfx908-7.12.0.tar.gz"`); a processor of offload's vocabulary, or one of TheRock's family
+# names (a trailing X)
+EMBEDDED_GFX = re.compile(rf"(?<![A-Za-z0-9])(?:{PROCESSOR_PATTERN}|gfx[0-9]{{2,4}}X)(?![A-Za-z0-9])")
 
 
 def _names(text: str) -> list[str]:
