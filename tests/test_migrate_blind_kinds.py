@@ -123,6 +123,35 @@ def test_branches_on_lists_derived_from_the_target_list(tmp_path: Path) -> None:
     assert 13 not in r  # the same answer under SPIR-V
 
 
+def test_a_variable_compared_with_a_gfx_name_holds_a_target_whatever_its_name(tmp_path: Path) -> None:
+    """The gfx name on the other side of MATCHES/STREQUAL is the evidence, not the variable's name (a renamed
+    copy of AMReX's `if(${AMReX_AMD_ARCH} MATCHES "gfx1[01].*")` lost its finding); rocm_agent_enumerator's
+    gfx000 (the CPU agent) and a table loop's own entries are no branch on the target list."""
+    r = lines(found(tmp_path, {"CMakeLists.txt": (
+        'project(p LANGUAGES CXX)\n'
+        'set(QZ_SETTING "" CACHE STRING "")\n'
+        'if(${QZ_SETTING} MATCHES "gfx1[01].*")\n'
+        '  add_compile_definitions(QZ_WAVE=32)\n'
+        'elseif("${QZ_OTHER}" STREQUAL gfx90a)\n'
+        '  add_compile_definitions(QZ_WAVE=64)\n'
+        'endif()\n'
+        'if(FIRST_AGENT STREQUAL "gfx000")\n'
+        '  list(POP_FRONT AGENTS)\n'
+        'endif()\n'
+        'foreach(name IN LISTS TABLE)\n'
+        '  if(name STREQUAL "gfx942")\n'
+        '    set(APU ON)\n'
+        '  endif()\n'
+        'endforeach()\n'
+        'if(QZ_SETTING STREQUAL "native")\n'
+        '  set(DETECT ON)\n'
+        'endif()\n'
+        'if("gfx942" IN_LIST QZ_LIST)\n'
+        '  set(APU ON)\n'
+        'endif()\n')}), "CMakeLists.txt")
+    assert r == {3: "RSM106", 5: "RSM106", 19: "RSM106"}
+
+
 def test_xnack_loop_is_one_construct(tmp_path: Path) -> None:
     r = lines(found(tmp_path, {"CMakeLists.txt": (
         "project(p LANGUAGES HIP)\n"
@@ -775,11 +804,11 @@ def test_a_list_derived_in_the_parent_directory_is_an_arch_list_below_it(tmp_pat
                                    "    endif()\n"
                                    "  endforeach()\n"
                                    "endfunction()\n"
-                                   "if(OTHER_LIST MATCHES \"gfx9\")\n"
+                                   "if(OTHER_LIST MATCHES \"gfx9\")\n"  # compared with a gfx name: a target
                                    "endif()\n"
                                    "add_subdirectory(gemm_xdl)\n")})  # whose file calls add_example()
     assert lines(r, "CMakeLists.txt") == {2: "RSM113"}
-    assert lines(r, "example/CMakeLists.txt") == {4: "RSM106"}
+    assert lines(r, "example/CMakeLists.txt") == {4: "RSM106", 9: "RSM106"}
 
 
 def test_a_clang_shaped_macro_derived_in_another_header_is_covered_there(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.allow_lists import RSM108
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command
-from rocm_spirv.migrate.cmake_words import ALLOW_NAME, GFX_LOOSE, GUARD_VAR, TARGET_VARS, arg_names, env_names
+from rocm_spirv.migrate.cmake_words import ALLOW_NAME, GFX, GFX_LOOSE, GUARD_VAR, TARGET_VARS, arg_names, env_names
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ def condition(file: Analyzer, cmd: Command) -> None:
     # `if("$ENV{MY_HIP_ARCH}" MATCHES "gfx908|gfx90a")` (NWQ-Sim): an arch setting read from the environment
     targets |= {f"ENV{{{n}}}" for n in env_names(cmd) if ARCH_OPTION.search(n) or n in arch}
     targets |= _entries_of_arch_lists(file, cmd, names - targets, arch)
+    targets |= _compared_with_gfx(file, cmd)
     allow = {n for n in names if ALLOW_NAME.search(n) and n not in TARGET_VARS}
     if "IN_LIST" in upper and allow and (targets or allow & file.arch_lists):
         file.add(RSM108, cmd, f"the condition validates target names against {', '.join(sorted(allow))}",
@@ -80,6 +81,30 @@ def condition(file: Analyzer, cmd: Command) -> None:
         file.add(RSM106, cmd, f"branches on {what}; under amdgcnspirv the per-arch branch is not taken",
                  "decide at JIT time with __builtin_amdgcn_processor_is in device code, or branch on "
                  "ROCM_SPIRV_OFFLOAD", Redirect.BUILD_FILE)
+
+
+_COMPARISONS = frozenset({"MATCHES", "STREQUAL"})
+_CPU_AGENT = re.compile(r"\^?gfx000\$?")
+
+
+def _compared_with_gfx(file: Analyzer, cmd: Command) -> set[str]:
+    """Variables compared with a gfx name or pattern (`if(${X} MATCHES "gfx1[01].*")`, `X STREQUAL gfx90a`,
+    `"gfx90a" IN_LIST X`): what
+    the variable is called does not matter, the gfx name on the other side says it holds a GPU target. Not
+    gfx000, rocm_agent_enumerator's entry for the CPU agent that detection loops skip; not in a loop, whose
+    own variable is an arch name only over an arch list (kokkos' table loop tests its flags one by one)."""
+    if any(b.kind == "foreach" for b in file.stack):
+        return set()
+    args = cmd.args
+    out: set[str] = set()
+    for i in range(1, len(args) - 1):
+        other = args[i + 1].value
+        op = args[i].value.upper() if args[i].kind == "unquoted" else ""
+        if op in _COMPARISONS and GFX_LOOSE.search(other) and not _CPU_AGENT.fullmatch(other):
+            out |= arg_names(args[i - 1])
+        elif op == "IN_LIST" and GFX.fullmatch(args[i - 1].value):  # if("gfx90a" IN_LIST X)
+            out |= arg_names(args[i + 1])
+    return out
 
 
 def _entries_of_arch_lists(file: Analyzer, cmd: Command, names: set[str], arch: set[str]) -> set[str]:
