@@ -1780,6 +1780,20 @@ def test_a_wave_size_alias_named_neither_warp_nor_wave_from_another_header(tmp_p
     assert lines(r, "other/own.hpp") == {}
 
 
+def test_a_name_the_odd_alias_pass_reads_is_kept_only_when_it_is_such_an_alias(tmp_path: Path) -> None:
+    """A renamed copy of hipCUB: with its warpSize alias under a neutral name (`#define QZ_LANES warpSize`), the
+    pass that looks for odd aliases re-read a benchmark that uses it and reported the template parameter
+    `WarpSize` of its kernels, a name no file defines on warpSize (the first walk had let it go)."""
+    r = found(tmp_path, {
+        "utils.hpp": "#define QZ_LANES warpSize\n",
+        "bench.cpp": ('#include "utils.hpp"\n'
+                      "template <class T, unsigned int WarpSize>\n"
+                      "__global__ void k(T* o) { o[0] = WarpSize; }\n"
+                      "__global__ void g(int* o) {\n  __shared__ int s[QZ_LANES];\n  o[0] = s[0];\n}\n"
+                      "void run() { if (QZ_LANES > 32) k<int, 64><<<1, 64>>>(nullptr); }\n")})
+    assert lines(r, "bench.cpp") == {5: "RSM203"}
+
+
 def test_a_target_list_copied_from_a_variable_only_the_user_sets_is_handled(tmp_path: Path) -> None:
     """qiskit-aer: `string(REPLACE " " ";" L ${AER_ROCM_ARCH})` then `set(GPU_TARGETS ${L} CACHE INTERNAL …)`
     and `set(CMAKE_HIP_ARCHITECTURES ${L})`: nothing in the file sets or tests AER_ROCM_ARCH, so the lists are the

@@ -404,7 +404,10 @@ class _OddAliasUses:
             return  # the first walk reported it
         report = self.reports.get(rel)
         seen = {(f.line, f.column) for f in report.findings} if report is not None else set()
-        new = [f for f in again.findings if f.message.endswith(wave_size.ALIAS_USE) and (f.line, f.column) not in seen]
+        # only uses of these aliases: the same pass also reads names like a template parameter `WarpSize`, which
+        # the first walk let go because no file defines them on warpSize (FileReport.needs)
+        new = [f for f in again.findings if f.message.endswith(wave_size.ALIAS_USE) and (f.line, f.column) not in seen
+               and again.needs.get((f.line, f.column), ("", frozenset()))[1] & self.aliases]
         if not new:
             return
         gate.mark_suppressed(new, text)
