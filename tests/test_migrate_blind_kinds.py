@@ -2614,3 +2614,47 @@ def test_arch_list_messages_name_every_value(tmp_path: Path) -> None:
     messages = {f.line: f.message for f in scan(tmp_path).result.findings}
     every = ", ".join(seven.split())
     assert every in messages[2] and every in messages[6] and every in messages[7], messages
+
+
+# --- kinds blind batch 122 (a SageAttention ROCm port) showed; that batch is no longer held out ------------------
+
+def test_a_build_defined_arch_macro_with_a_leading_double_underscore(tmp_path: Path) -> None:
+    """setup.py passes `-D__ROCM_ARCH_{gfx.upper()}` for the detected GPU; the sources pick the FP8 encoding and
+    the wave-size tables with `#ifdef __ROCM_ARCH_GFX942`: a build-defined per-arch macro (RSM201), though its
+    name starts like a compiler's. SYCL's __SYCL_TARGET_AMD_GPU_GFX90A__ is no HIP compile's."""
+    r = found(tmp_path, {"attn.cu": ("#include <hip/hip_runtime.h>\n"
+                                     "#ifdef __ROCM_ARCH_GFX942\nusing fp8 = __hip_fp8_e4m3_fnuz;\n"
+                                     "#else\nusing fp8 = __hip_fp8_e4m3;\n#endif\n"
+                                     "#ifdef __SYCL_TARGET_AMD_GPU_GFX90A__\nint sycl;\n#endif\n"
+                                     "__global__ void k(int* o) { o[0] = sizeof(fp8); }\n")})
+    assert lines(r, "attn.cu") == {2: "RSM201"}
+
+
+def test_a_unit_whose_kernels_come_under_a_library_macro_drops_its_unused_asm_macro(tmp_path: Path) -> None:
+    """sgattn.cu declares its kernel `ROCWMMA_KERNEL void __launch_bounds__(256) k(…)` (rocWMMA's macro for
+    __global__), so it is no fragment another file includes: its `#define TRAP_IF(c) … asm volatile("s_trap 0")`
+    that nothing expands emits nothing. A unit with no kernel at all and no includer keeps it (it may be pulled
+    in from outside the tree)."""
+    body = ('#include <rocwmma/rocwmma.hpp>\n'
+            '#define TRAP_IF(cond) do { if (cond) asm volatile("s_trap 0"); } while (0)\n')
+    r = found(tmp_path, {"sgattn.cu": body + "ROCWMMA_KERNEL void __launch_bounds__(256) k(int* o) { o[0] = 1; }\n",
+                         "frag.cu": body + "__device__ int helper(int x) { return x; }\n"})
+    assert lines(r, "sgattn.cu") == {}
+    assert lines(r, "frag.cu") == {2: "RSM204"}
+
+
+def test_an_asm_label_declaration_whose_calls_are_all_under_arch_tests(tmp_path: Path) -> None:
+    """flash_attn_gfx12.cu re-declares `__builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(…) __asm("llvm.amdgcn.
+    wmma.f32.16x16x16.f16.w32.gfx12")` and calls it only under `#if defined(__gfx12__)`: those tests are the
+    constructs (SPIR-V never compiles the calls), the declaration emits nothing. A call outside them makes the
+    declaration RSM205, where it is declared."""
+    decl = ('#include <hip/hip_runtime.h>\n'
+            'extern "C" __device__ float8_t __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(\n'
+            '    half8_t, half8_t, float8_t) __asm("llvm.amdgcn.wmma.f32.16x16x16.f16.w32.gfx12");\n')
+    guarded = ("__global__ void k(float8_t* o, half8_t a) {\n#if defined(__gfx12__)\n"
+               "  o[0] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a, a, o[0]);\n#endif\n}\n")
+    r = found(tmp_path, {"guarded.cu": decl + guarded,
+                         "open.cu": decl + guarded + "__global__ void g(float8_t* o, half8_t a) {\n"
+                         "  o[0] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a, a, o[0]);\n}\n"})
+    assert lines(r, "guarded.cu") == {5: "RSM201"}
+    assert set(lines(r, "open.cu")) == {3, 5, 10}  # the declaration, the arch test, the open call

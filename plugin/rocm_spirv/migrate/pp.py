@@ -50,10 +50,11 @@ _ARCH_NAME = re.compile(rf"^__({ARCH_MACRO_NAME_PATTERN})__$")
 IDENT = re.compile(r"[A-Za-z_]\w*")  # a C identifier (a macro name in a condition or a body)
 # So are the GPU-family switches a build passes (-DRDNA3 from a Makefile's ARCH choice, TEST_ON_RDNA4 from a
 # submission script that compiles for gfx1201, a bare -DGFX9 from a gfx900 recipe, old hipcc's
-# -D__HIP_ARCH_GFX900__=1 per target; not SYCL's __SYCL_TARGET_AMD_GPU_GFX90A__, no HIP compile's): named
-# after RDNA/CDNA or a GFX generation, defined by no scanned source.
+# -D__HIP_ARCH_GFX900__=1 per target, a setup.py's -D__ROCM_ARCH_GFX942 from the detected GPU; not SYCL's
+# __SYCL_TARGET_AMD_GPU_GFX90A__, no HIP compile's): named after RDNA/CDNA or a GFX generation, defined by no
+# scanned source.
 BUILD_ARCH_MACRO = re.compile(r"(?<!\w)(?:__HIP_ARCH_GFX[0-9]{1,4}[A-Z0-9]*__"
-                              r"|(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)?GFX[0-9]{1,4}[a-z]?[A-Z0-9_]*"
+                              r"|_*(?!SYCL_)(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)?GFX[0-9]{1,4}[a-z]?[A-Z0-9_]*"
                               r"|(?:[A-Z][A-Z0-9]*_)*[RC]DNA[1-4](?:_[A-Z0-9]+)*)\b")
 # A project's configure-time copy of the wave size (PROJ_AMDGCN_WAVEFRONT_SIZE, RAJA_HIP_WAVESIZE): no value
 # for SPIR-V.

@@ -294,6 +294,9 @@ class SourceScan:
     # reads that number, until an #undef or another #define
     fixed: dict[str, int] = field(default_factory=dict)
     drop: set[int] = field(default_factory=set)  # indices of findings a value chain absorbed
+    # declarations an asm label binds to a target-only intrinsic, by name: reported once a compiled line calls
+    # one (calls only under `#if defined(__gfx12__)` are that test's, and SPIR-V never compiles them)
+    bound: dict[str, Finding] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         report, stripped = self.report, self.stripped
@@ -687,8 +690,9 @@ def _tag_unused_candidates(scan: SourceScan) -> None:
             report.kernel_templates.clear()
     if scan.path.endswith(UNIT_SUFFIXES):
         # a unit that defines no kernel launches nothing of its own: code another file #includes (scan.py keeps
-        # its helpers when no scanned file includes it)
-        report.fragment = "__global__" not in text
+        # its helpers when no scanned file includes it). A kernel may come under a library's macro for
+        # __global__ (rocWMMA's `ROCWMMA_KERNEL void __launch_bounds__(256) k(…)`): launch bounds are a kernel's.
+        report.fragment = "__global__" not in text and "__launch_bounds__" not in text
         units = [*(_function_units(text, _DEVICE, _EMITTED_ON_USE, template=False) if "__device__" in text
                    else ()), *(_macro_units(text) if "define" in text else ())]
         names = {u[0] for u in units}

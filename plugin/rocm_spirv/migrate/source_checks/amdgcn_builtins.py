@@ -333,8 +333,11 @@ DECLARED = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;]*\)\s*(?:__asm__|__asm|asm)\s*\
 
 
 def asm_label_intrinsics(scan: SourceScan) -> None:
-    """An asm label binding a declaration to a target-only intrinsic, reported where it is declared when the
-    file calls the declaration (an unused one emits nothing), unless an undecided arch branch holds it."""
+    """An asm label binding a declaration to a target-only intrinsic, reported where it is declared once a line
+    the device pass compiles for SPIR-V calls it (an unused one emits nothing; calls only under arch tests are
+    theirs), unless an undecided arch branch holds the declaration."""
+    if scan.bound:
+        _bound_calls(scan)
     raw = scan.snippet
     m = ASM_LABEL_INTRINSIC.search(raw) if "llvm.amdgcn." in raw and scan.live else None
     if m is None or any(g.arch and g.unknown for g in scan.stack):
@@ -350,12 +353,20 @@ def asm_label_intrinsics(scan: SourceScan) -> None:
     if builtin is None or declared is None or every_target(scan, builtin):
         return
     name = declared.group(1)
-    if len(re.findall(rf"\b{re.escape(name)}\b", scan.stripped)) < 2:
-        return  # declared, never called
-    scan.add(finding(RSM205, scan.path, scan.no, m.start() + 1, f"{name} is bound to llvm.amdgcn.{m.group(1)} "
-                     f"(the intrinsic of __builtin_amdgcn_{builtin.group(1)}): target-specific and unguarded",
-                     f"call __builtin_amdgcn_{builtin.group(1)} under if (__builtin_amdgcn_is_invocable(…)) with "
-                     "a portable fallback (LLVM >= 23), or hybrid mode", scan.snippet, scan.conds))
+    scan.bound[name] = finding(
+        RSM205, scan.path, scan.no, m.start() + 1, f"{name} is bound to llvm.amdgcn.{m.group(1)} "
+        f"(the intrinsic of __builtin_amdgcn_{builtin.group(1)}): target-specific and unguarded",
+        f"call __builtin_amdgcn_{builtin.group(1)} under if (__builtin_amdgcn_is_invocable(…)) with a portable "
+        "fallback (LLVM >= 23), or hybrid mode", scan.snippet, scan.conds)
+
+
+def _bound_calls(scan: SourceScan) -> None:
+    """Report the bound declarations this compiled line calls, once each (not the declaration's own lines)."""
+    if any(g.arch and g.unknown for g in scan.stack):
+        return
+    for name in [n for n in scan.bound if n in scan.line]:
+        if scan.bound[name].line < scan.no and re.search(rf"\b{re.escape(name)}\s*\(", scan.line):
+            scan.add(scan.bound.pop(name))
 
 
 BUILTIN_TESTS = SourceTopic(rules=(RSM206,), directive=tests_in_directive, line=tests_in_code,
