@@ -2441,12 +2441,16 @@ def test_a_kernel_less_unit_a_scanned_file_includes_is_named_from_there(tmp_path
 
 def test_an_asm_template_of_one_assembler_comment_holds_no_instruction(tmp_path: Path) -> None:
     """remi-rocm-dev: `asm volatile(";;# grid barrier incoming")` marks a spot in the ISA dump; an AMDGPU comment
-    with no operands emits nothing, as an empty template does. A comment before an instruction still carries it."""
+    with no operands emits nothing, as an empty template does. A comment before an instruction still carries it.
+    EigenG-Batched (batch 123): `asm volatile("//--open 0")`, a C++-style comment, which the AMDGPU assembler reads
+    as a comment too."""
     r = found(tmp_path, {
         "k.hip": "#include <hip/hip_runtime.h>\n__global__ void k(int* d) {\n"
                  '  asm volatile(";;# grid barrier incoming");\n  d[0] = 0;\n'
-                 '  asm volatile("; wait\\n s_nop 0");\n}\n'})
-    assert lines(r, "k.hip") == {5: "RSM204"}
+                 '  asm volatile("; wait\\n s_nop 0");\n'
+                 '  asm volatile ("//--open 0");\n'
+                 '  asm volatile("// wait\\n s_nop 0");\n}\n'})
+    assert lines(r, "k.hip") == {5: "RSM204", 7: "RSM204"}
 
 
 # --- kinds blind batch 78 (gfx906-fa-vllm, eigen-hip, seissol) showed; it is no longer held out -----------------

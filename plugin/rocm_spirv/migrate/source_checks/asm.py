@@ -46,8 +46,10 @@ FOREIGN_ASM = re.compile(_INSN + r"(?:[a-z][a-z0-9_]*\.[a-z0-9]|\.reg\s*\.[a-z])
 # LLVM 22's SPIR-V backend turns it into a valid OpAsmINTEL with nothing in it. With an output operand
 # (`asm volatile("" : "+v"(x))`, a register-class pin) the backend stops: "unable to translate
 # instruction: call", so that one is reported like any assembly. A template that is one AMDGPU assembler
-# comment (`asm volatile(";;# grid barrier incoming")`, a marker to find in the ISA dump) holds none either.
-_COMMENT = r'\s*;[^"\\]*'  # one assembler comment, no escape (a `\n` would start another line)
+# comment (`asm volatile(";;# grid barrier incoming")`, a marker to find in the ISA dump) holds none either,
+# nor does one C++-style comment (`asm volatile("//--open 0")`, EigenG's loop markers: the AMDGPU assembler
+# reads `//` as a line comment too; clang 22 builds it for gfx90a, and llc for spirv64-amd-amdhsa).
+_COMMENT = r'\s*(?:;|//)[^"\\]*'  # one assembler comment, no escape (a `\n` would start another line)
 EMPTY_ASM = re.compile(rf'\(\s*"(?:{_COMMENT})?"\s*(?:\)|:\s*(?:\)|:))')
 COMMENT_TEMPLATE = re.compile(rf'\w+(?:\s+\w+)*\s*\(\s*"{_COMMENT}"')
 TEMPLATE_MACRO = re.compile(r"\s*\w+(?:\s+\w+)*\s*\(\s*([A-Za-z_]\w*)\s*\"")  # asm volatile(NAME "…"
