@@ -15,8 +15,8 @@ counts (arch macros, the wavefront macro, asm, warpSize, feature builtins, `__ha
 in sources; gfx names, arch flags, `-amdgpu-` options and target-list variables in CMake lines), plus the
 tokens a maintainer greps for first: `gfx…`/`GFX…` anywhere in a source line (project arch macros such as
 `ROCWMMA_ARCH_GFX9`), `__AMDGCN…`, `__builtin_amdgcn_…`, wave/warp-size spellings (`WarpSize`,
-`WAVE_SIZE`, `wave_size`), and the same CMake grep on Makefiles (`Makefile`, `Makefile.<name>`, `*.mk`).
-Comments and string literals are blanked first, as in migrate_precision.py.
+`WAVE_SIZE`, `wave_size`), and the same CMake grep on Makefiles (`Makefile`, `Makefile.<name>`,
+`Makefile_<name>`, `*.mk`). Comments and string literals are blanked first, as in migrate_precision.py.
 
 `score` runs the scan on each extracted tree and counts, per tree, the findings the report lists (not those
 it counts as handled or suppressed): a finding is true when its path and

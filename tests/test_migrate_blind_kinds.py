@@ -27,10 +27,15 @@ def lines(result: set[tuple[str, int, str]], path: str) -> dict[int, str]:
 # --- build files -----------------------------------------------------------------------------------------
 
 def test_makefile_include_files_are_scanned(tmp_path: Path) -> None:
+    """Also the variants a project keeps beside its main Makefile (EigenG-Batched's Makefile_hip, batch 123)."""
     r = found(tmp_path, {"Makefile.proj": "ifeq ($(USE_GFX90A), 1)\nARCH_FLAG := --offload-arch=gfx90a\nendif\n",
-                         "rules/gpu.mk": "HIPFLAGS += --offload-arch=gfx942\n"})
+                         "rules/gpu.mk": "HIPFLAGS += --offload-arch=gfx942\n",
+                         "Makefile_hip": "HIPCCOPT:= $(HIPCCOPT) \\\n\t\t--offload-arch=gfx1100,gfx1101 -D__GFX11__\n",
+                         "Makefile-amd": "CXXFLAGS= -O3 --amdgpu-target=gfx90a\n"})
     assert lines(r, "Makefile.proj") == {2: "RSM302"}
     assert lines(r, "rules/gpu.mk") == {1: "RSM302"}
+    assert lines(r, "Makefile_hip") == {1: "RSM302"}
+    assert lines(r, "Makefile-amd") == {1: "RSM302"}
 
 
 def test_a_make_variable_of_semicolon_or_comma_separated_gfx_names_is_a_list(tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile", "make.inc"})
-MAKEFILES_PREFIX = ("Makefile.", "makefile.")
+# Makefile.kokkos, and the variants a project keeps beside its main one (EigenG-Batched's Makefile_hip and
+# Makefile_cuda, Makefile-hip)
+MAKEFILES_PREFIX = ("Makefile.", "makefile.", "Makefile_", "makefile_", "Makefile-", "makefile-")
 PRESETS = frozenset({"CMakePresets.json", "CMakeUserPresets.json"})
 SOURCE_SUFFIXES = frozenset({".hip", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".c", ".h", ".hh", ".hpp",
                              ".hxx", ".inl", ".ipp", ".tpp", ".cl"})
@@ -50,7 +52,7 @@ def classify(name: str) -> str | None:
         return None if inner in TEMPLATE_SUFFIXES else "cmake"
     if name == "CMakeLists.txt":
         return "cmake"
-    # Makefile.<name> (Makefile.kokkos, Makefile.common), *.mk and make.inc (magma's and LAPACK-style
+    # Makefile.<name> (Makefile.kokkos, Makefile.common, Makefile_hip), *.mk and make.inc (magma's and LAPACK-style
     # libraries' settings file, with make.inc.<platform> examples to copy) are make include files
     if name in MAKEFILES or name.endswith(".mk") or (name.startswith(MAKEFILES_PREFIX) and len(name) > 9) or \
             name.startswith("make.inc."):
