@@ -297,6 +297,11 @@ def main() -> int:
             print(f"error: unknown variant {', '.join(bad)}; use {', '.join(VARIANTS)}", file=sys.stderr)
             return 2
         result = run(args.cache, variants, set(args.trees.split(",")) if args.trees else None)
+        for v in variants:  # the rename tables of the trees that changed only: enough to reproduce, small to keep
+            changed = {d["tree"] for d in differences(result, v)}
+            for row in result["trees"][v]:
+                if row["tree"] not in changed:
+                    del row["renames"]
         write_atomic(out, json.dumps(result, indent=1) + "\n")
     write_atomic(RESULTS / "migrate_metamorphic.md", markdown(result))
     for k, t in result["totals"].items():
