@@ -2664,6 +2664,10 @@ def test_an_asm_label_declaration_whose_calls_are_all_under_arch_tests(tmp_path:
                "  o[0] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a, a, o[0]);\n#endif\n}\n")
     r = found(tmp_path, {"guarded.cu": decl + guarded,
                          "open.cu": decl + guarded + "__global__ void g(float8_t* o, half8_t a) {\n"
-                         "  o[0] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a, a, o[0]);\n}\n"})
+                         "  o[0] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a, a, o[0]);\n}\n",
+                         "macro.cu": decl + "#define WMMA(a, b, c) \\\n"
+                         "  __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a, b, c)\n"
+                         "__global__ void h(float8_t* o, half8_t a) { o[0] = WMMA(a, a, o[0]); }\n"})
     assert lines(r, "guarded.cu") == {5: "RSM201"}
     assert set(lines(r, "open.cu")) == {3, 5, 10}  # the declaration, the arch test, the open call
+    assert 3 in lines(r, "macro.cu")  # called through a macro its kernel expands

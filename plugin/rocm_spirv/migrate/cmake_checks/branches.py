@@ -89,10 +89,10 @@ _CPU_AGENT = re.compile(r"\^?gfx000\$?")
 
 def _compared_with_gfx(file: Analyzer, cmd: Command) -> set[str]:
     """Variables compared with a gfx name or pattern (`if(${X} MATCHES "gfx1[01].*")`, `X STREQUAL gfx90a`,
-    `"gfx90a" IN_LIST X`): what
-    the variable is called does not matter, the gfx name on the other side says it holds a GPU target. Not
-    gfx000, rocm_agent_enumerator's entry for the CPU agent that detection loops skip; not in a loop, whose
-    own variable is an arch name only over an arch list (kokkos' table loop tests its flags one by one)."""
+    `"gfx90a" IN_LIST X`): what the variable is called does not matter, the gfx name on the other side says it
+    holds a GPU target. Not gfx000, rocm_agent_enumerator's entry for the CPU agent that detection loops skip;
+    not in a loop, whose own variable is an arch name only over an arch list (kokkos' table loop tests its
+    flags one by one)."""
     if any(b.kind == "foreach" for b in file.stack):
         return set()
     args = cmd.args

@@ -360,13 +360,24 @@ def asm_label_intrinsics(scan: SourceScan) -> None:
         "fallback (LLVM >= 23), or hybrid mode", scan.snippet, scan.conds)
 
 
-def _bound_calls(scan: SourceScan) -> None:
-    """Report the bound declarations this compiled line calls, once each (not the declaration's own lines)."""
+def _bound_calls(scan: SourceScan, first: int | None = None, last: int | None = None) -> None:
+    """Report the bound declarations that compiled lines call, once each (not the declaration's own lines):
+    the line being read, or lines first..last of a #define body (`#define MFMA(a, b, c) mfma(a, b, c, 0, 0, 0)`,
+    whose uses no longer name the declaration)."""
     if any(g.arch and g.unknown for g in scan.stack):
         return
-    for name in [n for n in scan.bound if n in scan.line]:
-        if scan.bound[name].line < scan.no and re.search(rf"\b{re.escape(name)}\s*\(", scan.line):
-            scan.add(scan.bound.pop(name))
+    first = scan.idx if first is None else first
+    last = scan.idx if last is None else min(last, len(scan.lines) - 1)
+    for i in range(first, last + 1):
+        line = scan.line if i == scan.idx else scan.lines[i]
+        for name in [n for n in scan.bound if n in line]:
+            if scan.bound[name].line <= i and re.search(rf"\b{re.escape(name)}\s*\(", line):
+                scan.add(scan.bound.pop(name))
+
+
+def bound_calls_in_define(scan: SourceScan, d: Directive) -> None:
+    if scan.bound and scan.live:
+        _bound_calls(scan, scan.idx, scan.skip_to)
 
 
 BUILTIN_TESTS = SourceTopic(rules=(RSM206,), directive=tests_in_directive, line=tests_in_code,
@@ -390,4 +401,5 @@ def builtins_in_define(scan: SourceScan, d: Directive) -> None:
 # guards matter only to feature builtins: the hooks run where the pattern matches somewhere (SourceScan.feature)
 FEATURE_GUARDS = SourceTopic(rules=(RSM205,), defined=builtins_in_define, line=guarded_builtins,
                              wanted=lambda scan: scan.feature)
-ASM_LABELS = SourceTopic(rules=(RSM205,), line=asm_label_intrinsics, wanted=lambda scan: "llvm.amdgcn." in scan.text)
+ASM_LABELS = SourceTopic(rules=(RSM205,), line=asm_label_intrinsics, defined=bound_calls_in_define,
+                         wanted=lambda scan: "llvm.amdgcn." in scan.text)
