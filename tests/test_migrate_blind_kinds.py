@@ -2671,3 +2671,19 @@ def test_an_asm_label_declaration_whose_calls_are_all_under_arch_tests(tmp_path:
     assert lines(r, "guarded.cu") == {5: "RSM201"}
     assert set(lines(r, "open.cu")) == {3, 5, 10}  # the declaration, the arch test, the open call
     assert 3 in lines(r, "macro.cu")  # called through a macro its kernel expands
+
+
+# --- kinds blind batch 127 (sha1-miner-hip, allen-hip, secp256k1-hip) showed; that batch is no longer held out --
+
+def test_a_custom_command_that_only_prints_the_list_does_not_receive_it(tmp_path: Path) -> None:
+    """sha1-miner: `add_custom_command(… COMMAND hipcc ${FLAGS} … COMMENT "… architectures: ${HIP_ARCH}")`: the
+    list is in the text the command prints, not in what it runs (the default list is the construct, RSM101).
+    A generator handed the list in its arguments still is RSM109."""
+    r = lines(found(tmp_path, {"CMakeLists.txt": (
+        "project(p LANGUAGES CXX)\n"
+        "set(HIP_ARCH gfx90a gfx942)\n"
+        "add_custom_command(OUTPUT k.o COMMAND hipcc -c k.hip -o k.o\n"
+        '  COMMENT "Compiling HIP kernel for architectures: ${HIP_ARCH}" VERBATIM)\n'
+        "add_custom_command(OUTPUT lib.co COMMAND gen.py --archs ${HIP_ARCH}\n"
+        '  COMMENT "Generating for ${HIP_ARCH}")\n')}), "CMakeLists.txt")
+    assert r == {2: "RSM101", 5: "RSM109"}

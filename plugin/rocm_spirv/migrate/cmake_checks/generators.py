@@ -101,7 +101,7 @@ def generator(file: Analyzer, cmd: Command) -> None:
                      "skip the call under SPIR-V (ROCM_SPIRV_OFFLOAD) and build one amdgcnspirv variant if the "
                      "function can; otherwise keep it native (hybrid)", Redirect.BUILD_FILE)
             return
-    if not file.mentions_targets(cmd) or file.in_loop_over_targets() or _printed(file, cmd) or \
+    if not _receives_targets(file, cmd) or file.in_loop_over_targets() or _printed(file, cmd) or \
             _as_arch_flag(file, cmd):
         return
     values = cmd.values()
@@ -111,6 +111,19 @@ def generator(file: Analyzer, cmd: Command) -> None:
     file.add(RSM109, cmd, f"{cmd.name}() receives the target list",
              "pass amdgcnspirv only if the generator supports SPIR-V; otherwise keep its kernels native "
              "(rocm_spirv_target(<t> OFFLOAD hybrid ARCHS …))", Redirect.BUILD_FILE)
+
+
+def _receives_targets(file: Analyzer, cmd: Command) -> bool:
+    """Whether the list reaches what the command runs: not only the text a custom command prints while it runs
+    (`COMMENT "Compiling HIP kernel for architectures: ${HIP_ARCH}"`, sha1-miner's hipcc command)."""
+    if not file.mentions_targets(cmd):
+        return False
+    if cmd.name not in ("add_custom_command", "add_custom_target"):
+        return True
+    arch = file.arch_names()
+    shown = {i + 1 for i, a in enumerate(cmd.args) if a.kind == "unquoted" and a.value == "COMMENT"}
+    return any({r.name for r in refs(a.value) if r.kind in ("var", "cache")} & arch
+               for i, a in enumerate(cmd.args) if i not in shown)
 
 
 def _as_arch_flag(file: Analyzer, cmd: Command) -> bool:
