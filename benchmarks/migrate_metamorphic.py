@@ -34,7 +34,6 @@ import hashlib
 import json
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,6 +46,7 @@ from rocm_spirv.fsutil import write_atomic
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import blind_corpus  # noqa: E402
+import migrate_sweep  # noqa: E402
 
 RESULTS = HERE / "results"
 PLUGIN = HERE.parent / "plugin" / "rocm_spirv"
@@ -220,17 +220,9 @@ def run(cache: Path, variants: list[str], only: set[str] | None) -> dict[str, An
                 rows[v].append(row)
                 shutil.rmtree(dest)
             print(f"[{i + 1}/{len(data['trees'])}] {name}", file=sys.stderr, flush=True)
-    return {"schema": "rocm-spirv/benchmark-migrate-metamorphic/1", "plugin": _plugin_commit(),
+    return {"schema": "rocm-spirv/benchmark-migrate-metamorphic/1", "plugin": migrate_sweep.plugin_commit(),
             "seconds": round(time.monotonic() - t0, 1),
             "totals": {k: blind_corpus._total(v) for k, v in rows.items()}, "trees": rows}
-
-
-def _plugin_commit() -> str:
-    """The commit whose plugin ran, `+changes` when the checkout's plugin differs from it."""
-    def git(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True, check=False)
-    head = git("rev-parse", "--short", "HEAD").stdout.strip() or "unknown"
-    return head + ("+changes" if git("diff", "--quiet", "HEAD", "--", "plugin").returncode else "")
 
 
 def differences(result: dict[str, Any], variant: str) -> list[dict[str, Any]]:

@@ -181,7 +181,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "rss_median_mib": med(rss), "rss_max_mib": max(rss, default=0)}
 
 
-def _plugin_commit() -> str:
+def plugin_commit() -> str:
     """The commit of the plugin the runs used, `+edits` when the checkout's plugin differs from it."""
     top = HERE.parent
     head = subprocess.run(["git", "-C", str(top), "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -213,7 +213,7 @@ def main() -> int:
     # with its __pycache__ (copy2 keeps the mtimes the .pyc files are checked against): children may not write
     # bytecode (PYTHONDONTWRITEBYTECODE), and compiling the plugin in each would add ~0.2 s CPU per repository
     shutil.copytree(Path(rocm_spirv.__file__).parent, plugin / "rocm_spirv")
-    plugin_commit = _plugin_commit()
+    plugin_at = plugin_commit()
     for i, (name, git) in enumerate(repos, 1):
         scratch = Path(tempfile.mkdtemp(prefix="migrate-sweep-", dir=args.scratch))
         try:
@@ -228,7 +228,7 @@ def main() -> int:
         print(f"[{i}/{len(repos)}] {name}: exit {row.get('exit')}, {row.get('files')} files, "
               f"{row.get('cpu_s')} s CPU, {row.get('maxrss_mib')} MiB", file=sys.stderr, flush=True)
     shutil.rmtree(plugin, ignore_errors=True)
-    result = {"plugin": plugin_commit, "timeout_s": args.timeout,
+    result = {"plugin": plugin_at, "timeout_s": args.timeout,
               "summary": summarize([r for r in rows if "extract_error" not in r]),
               "repositories": rows,
               "machine": {"python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),

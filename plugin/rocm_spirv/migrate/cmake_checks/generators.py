@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_conditions import REF
-from rocm_spirv.migrate.cmake_lexer import Command, refs
+from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, GFX, KOKKOS_AMD_ARCH
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
@@ -120,17 +120,21 @@ def _receives_targets(file: Analyzer, cmd: Command) -> bool:
         return False
     if cmd.name not in ("add_custom_command", "add_custom_target"):
         return True
+    # an Arg carries its offsets, so the COMMENT text is told apart from an equal argument elsewhere
+    shown = {cmd.args[i + 1] for i, a in enumerate(cmd.args[:-1]) if a.kind == "unquoted" and a.value == "COMMENT"}
+    return any(a not in shown for a in _mentioning(file, cmd))
+
+
+def _mentioning(file: Analyzer, cmd: Command) -> list[Arg]:
+    """The command's arguments that reference an arch list."""
     arch = file.arch_names()
-    shown = {i + 1 for i, a in enumerate(cmd.args) if a.kind == "unquoted" and a.value == "COMMENT"}
-    return any({r.name for r in refs(a.value) if r.kind in ("var", "cache")} & arch
-               for i, a in enumerate(cmd.args) if i not in shown)
+    return [a for a in cmd.args if {r.name for r in refs(a.value) if r.kind in ("var", "cache")} & arch]
 
 
 def _as_arch_flag(file: Analyzer, cmd: Command) -> bool:
     """`hipcc --genco "--offload-arch=${GPU_TARGETS}"`: the list reaches the command only as arch flags, which
     RSM103 reports on the same line; one construct, one finding."""
-    arch = file.arch_names()
-    mentions = [a.value for a in cmd.args if {r.name for r in refs(a.value) if r.kind in ("var", "cache")} & arch]
+    mentions = [a.value for a in _mentioning(file, cmd)]
     # `${HIP_GENERIC_TARGET_ARCHS}`, a list of --offload-arch= words whose set() RSM103 reported: that construct
     return bool(mentions) and all(ARCH_FLAG.match(m) or ((r := REF.fullmatch(m)) and r.group(1) in file.flag_lists)
                                   for m in mentions)
@@ -139,8 +143,7 @@ def _as_arch_flag(file: Analyzer, cmd: Command) -> bool:
 def _printed(file: Analyzer, cmd: Command) -> bool:
     """`block_print("AMDGPU_TARGETS : ${AMDGPU_TARGETS}")`: a project's printing command shows the list inside
     quoted text; nothing builds from it."""
-    arch = file.arch_names()
-    mentions = [a for a in cmd.args if {r.name for r in refs(a.value) if r.kind in ("var", "cache")} & arch]
+    mentions = _mentioning(file, cmd)
     return cmd.name not in GENERATOR_COMMANDS and PRINTER.search(cmd.name) is not None and all(
         a.kind == "quoted" for a in mentions)
 
