@@ -350,6 +350,36 @@ def test_gcn_asm_from_a_macro_argument_in_project_device_functions(tmp_path: Pat
     assert lines(r, "include/lib/dpp.hpp") == {2: "RSM204"}
 
 
+def _marked_by(config: str) -> dict[str, str]:
+    """A header whose device functions carry a project marker of any name (LIB_DEV), defined in config.hpp; its
+    asm is neither GCN-shaped (the instruction is a macro argument, or an operand only) nor foreign."""
+    return {
+        "include/lib/config.hpp": config,
+        "include/lib/warp.hpp": ('#include "config.hpp"\n'
+                                 "#define LIB_ASM(op, d, s) asm volatile(#op \" %0, %1\" : \"=v\"(d) : \"v\"(s))\n"
+                                 "LIB_DEV int mov(int x) { int r; LIB_ASM(v_mov_b32, r, x); return r; }\n"
+                                 "LIB_DEV int pin(int x) {\n"
+                                 "  int r;\n"
+                                 "  asm volatile(\"%1\" : \"=v\"(r) : \"v\"(x));\n"
+                                 "  return r;\n"
+                                 "}\n"),
+        # includes the same config but uses no marker: host code, its asm is the CPU's
+        "include/lib/host.hpp": ('#include "config.hpp"\n'
+                                 "inline int bswap(int x) { asm(\"bswap %0\" : \"+r\"(x)); return x; }\n"),
+    }
+
+
+def test_project_device_marker_of_any_name(tmp_path: Path) -> None:
+    r = found(tmp_path, _marked_by("#pragma once\n#define LIB_DEV __forceinline__ __device__\n"))
+    assert lines(r, "include/lib/warp.hpp") == {2: "RSM204", 6: "RSM204"}
+    assert lines(r, "include/lib/host.hpp") == {}
+
+
+def test_a_marker_defined_to_no_device_qualifier_marks_nothing(tmp_path: Path) -> None:
+    r = found(tmp_path, _marked_by("#pragma once\n#define LIB_DEV inline  // __device__ comes later\n"))
+    assert lines(r, "include/lib/warp.hpp") == {}
+
+
 def test_warp_size_alias_as_template_default(tmp_path: Path) -> None:
     r = found(tmp_path, {
         "include/lib/config.hpp": "#define LIB_DEVICE_WARP_THREADS ::prim::device_warp_size()\n",

@@ -132,7 +132,8 @@ class FileReport:
     # size, and findings that hold only once every file is read: (line, column) -> (kind, names);
     # "build": the names are per-arch macros no scanned source defines (the build does, from its target
     # list); "alias": some name is a wave-size alias another file defines; "test": some name is a macro another
-    # file defines as an arch test (arch_tests).
+    # file defines as an arch test (arch_tests); "device": asm in a file with no device marker of its own, the
+    # names the file uses (kept if another file defines one of them to __device__).
     defines: set[str] = field(default_factory=set)
     # macros the file defines only in branches no AMD device compile takes (the CUDA side of
     # `#ifdef __HIP_PLATFORM_AMD__`, `#if __CUDA_ARCH__ >= 530`): undefined for HIP unless another file defines them

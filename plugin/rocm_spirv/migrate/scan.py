@@ -158,6 +158,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     named: set[str] = set()  # macros defined, or named by a build file, anywhere else
     cmake_functions: set[str] = set()  # FindHIP's command names the project defines as its own function()
     build_arch_defines: set[str] = set()  # macros CMake defines for the compile only in a branch on the target list
+    device_defines: set[str] = set()  # macros some source #defines to __device__ (a project's device marker)
 
     kernel_reports: list[FileReport] = []  # sources with findings inside __global__ function templates
     cmake_calls: set[str] = set()  # every command some CMake file calls
@@ -170,6 +171,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         """One source's findings, and what it tells the scan about the other files."""
         nonlocal foreign, named, arch_macros, live_macros, defines, wave_aliases, arch_tests
         report = source_rules.analyze(rel, text, build_macros=build_macros)
+        if ("__device__" in text or "__global__" in text) and source_rules.DEVICE_DEFINE.search(text):
+            device_defines.update(source_rules.DEVICE_DEFINE.findall(source_rules.strip(text)))  # not in a comment
         foreign |= report.foreign_macros
         named |= report.defines - report.foreign_macros if report.defines else _defined_names(text)
         arch_macros |= report.arch_macros
@@ -286,7 +289,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
             for collector in later:
                 collector.take(rel, text)
     for report in need_reports:
-        _keep_needed(report, defines, wave_aliases, arch_tests, build_arch_defines)
+        _keep_needed(report, defines, wave_aliases, arch_tests, build_arch_defines, device_defines)
     if build_arch_defines:
         _drop_build_selected(result, build_arch_defines)
     cond_defines = [d for r in cond_reports for d in r.cond_defines]
@@ -432,10 +435,11 @@ def _drop_uncalled(report: FileReport, calls: set[str], looped: set[str]) -> Non
 
 
 def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], arch_tests: set[str],
-                 built: set[str]) -> None:
+                 built: set[str], device_defines: set[str]) -> None:
     """Findings on build-defined macros stand while no scanned source defines every one of them (then they
     are the project's own macros); a wave-size alias in a template default, while some file defines it so; an #if
-    on macros this file does not define, when another file defines one as an arch test."""
+    on macros this file does not define, when another file defines one as an arch test; asm in a file with no
+    device marker of its own, when it names a macro another file defines to __device__."""
     def keep(f: Finding) -> bool:
         kind, names = report.needs.get((f.line, f.column), ("", frozenset()))
         if kind == "test" and f.message:  # another finding at that column (the #if's own are unworded)
@@ -446,6 +450,8 @@ def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], 
             return bool(names & wave_aliases)
         if kind == "test":
             return bool(names & arch_tests)
+        if kind == "device":
+            return bool(names & device_defines)
         return True
     report.findings[:] = [f if f.message or report.needs.get((f.line, f.column), ("",))[0] != "test" else
                           arch_macros.tested_elsewhere(f, arch_tests, built) for f in report.findings if keep(f)]

@@ -129,6 +129,10 @@ DEVICE_MARKERS = ("__global__", "__device__", "hip_runtime", "__HIP_DEVICE_COMPI
 PROJECT_DEVICE = r"^[ \t]*(?:template\s*<[^>]*>\s*)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_DEVICE[ \t]+[A-Za-z_]"
 DEVICE_MARKER = re.compile(r"(?<!\w)(?:" + "|".join(DEVICE_MARKERS) + r")|(?m:" + PROJECT_DEVICE + ")")
 BUILD_SCOPE_SUFFIXES = (*DEVICE_SUFFIXES, ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp")
+# `#define LIB_DEV __forceinline__ __device__`: a project's own device marker, whatever it is called; a file that
+# marks its functions with one is device code (scan.py learns the names from every file)
+DEVICE_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+[^\n]*?(?<!\w)"
+                           r"(?:__device__|__global__)(?!\w)", re.M)
 DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__)(?!\w)|(?m:" + PROJECT_DEVICE + ")")
 # `static_assert(false, "…")` under an arch test rejects a configuration, like #error: inert under SPIR-V
 INERT_ASSERT = re.compile(r"^\s*static_assert\s*\(\s*(?:false|0)\s*,")
@@ -347,6 +351,10 @@ class SourceScan:
     def is_arch(self, cond: str, direct: list[str]) -> bool:
         return bool(direct) or any(n in self.derived and n not in self.report.live_macros
                                    for n in IDENT.findall(cond))
+
+    def need_device(self, finding: Finding) -> None:
+        """A finding that holds only if this file uses a macro another file defines to __device__."""
+        self.report.needs[(finding.line, finding.column)] = ("device", frozenset(IDENT.findall(self.stripped)))
 
     def need_build(self, finding: Finding, names: list[str]) -> None:
         """A finding that stands on build-defined macros only: dropped if another file defines them all."""

@@ -6,8 +6,8 @@ INLINE_ASSEMBLY (asm in a #define body, asm in code)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Literal
 
 from rocm_spirv.migrate.findings import E, Finding, Rule
 from rocm_spirv.migrate.source_checks.topic import SourceTopic, finding
@@ -94,34 +94,60 @@ def asm_label(line: str, start: int, raw: str, end: int) -> bool:
         raw[end:].lstrip().startswith('"llvm.')
 
 
-def asm_in_macro(path: str, first: int, last: int, lines: list[str], raw_lines: list[str], name: str,
-                 add: Callable[[Finding], None], conds: tuple[str, ...], visible: bool) -> None:
-    """Inline assembly in a #define body (with continuation lines): one finding at its first asm line."""
-    for i in range(first, last + 1):
-        for m in INLINE_ASM.finditer(lines[i]):
-            raw = raw_lines[i] if i < len(raw_lines) else lines[i]
-            if not asm_label(lines[i], m.start(), raw, m.end()) and gpu_asm(asm_text(raw_lines, i, m.start()),
-                                                                            visible):
-                add(finding(RSM204, path, i + 1, m.start() + 1, f"inline assembly in macro {name} cannot be "
-                            "lowered to SPIR-V", "replace with __builtin_amdgcn_* builtins, or build the kernels "
-                            "using it native (hybrid mode)", raw, conds))
-                return
+def _device_asm(scan: SourceScan, text: str) -> Literal["yes", "pending", ""]:
+    """Whether the statement is AMD GPU assembly. Asm that is neither GCN-shaped nor clearly foreign, in a
+    file with no device marker of its own, is device asm only if the file marks its functions with a project
+    macro another file defines to __device__ (`LIB_DEV int f(…)`, `#define LIB_DEV __device__` in a config
+    header): "pending", reported and kept by the scan once every file is read only if so."""
+    if gpu_asm(text, scan.visible):
+        return "yes"
+    return "pending" if not scan.visible and gpu_asm(text, True) else ""
+
+
+def _add(scan: SourceScan, f: Finding, verdict: str) -> None:
+    scan.add(f)
+    if verdict == "pending":
+        scan.need_device(f)
 
 
 def asm_in_define(scan: SourceScan, d: Directive) -> None:
+    """Inline assembly in a #define body (with continuation lines): one finding, at its first GCN asm line, or at
+    its first device asm line when none is GCN-shaped."""
     # `#define asm(x)` (an IDE parser's stub under #ifdef __INTELLISENSE__) names asm, it assembles nothing
-    if scan.live and scan.can[INLINE_ASM] and d.name not in ("asm", "__asm", "__asm__"):
-        asm_in_macro(scan.path, scan.idx, scan.skip_to, scan.lines, scan.raw_lines, d.name, scan.add, scan.conds,
-                     scan.visible)
+    if not (scan.live and scan.can[INLINE_ASM]) or d.name in ("asm", "__asm", "__asm__"):
+        return
+    lines, raw_lines = scan.lines, scan.raw_lines
+    # (line index, column, verdict) of the asm statements up to the first GCN one: that one is the finding in
+    # any file; otherwise the first, if the file turns out to be device code
+    found: list[tuple[int, int, Literal["yes", "pending", ""]]] = []
+    for i in range(scan.idx, scan.skip_to + 1):
+        for m in INLINE_ASM.finditer(lines[i]):
+            raw = raw_lines[i] if i < len(raw_lines) else lines[i]
+            verdict = "" if asm_label(lines[i], m.start(), raw, m.end()) else \
+                _device_asm(scan, asm_text(raw_lines, i, m.start()))
+            if verdict:
+                found.append((i, m.start(), verdict))
+            if verdict == "yes":
+                break
+        if found and found[-1][2] == "yes":
+            break
+    if not found:
+        return
+    i, col, verdict = found[-1] if found[-1][2] == "yes" else found[0]
+    raw = raw_lines[i] if i < len(raw_lines) else lines[i]
+    _add(scan, finding(RSM204, scan.path, i + 1, col + 1, f"inline assembly in macro {d.name} cannot be lowered to "
+                       "SPIR-V", "replace with __builtin_amdgcn_* builtins, or build the kernels using it native "
+                       "(hybrid mode)", raw, scan.conds), verdict)
 
 
 def asm_in_code(scan: SourceScan) -> None:
     line, idx, raw_lines = scan.line, scan.idx, scan.raw_lines
     for m in INLINE_ASM.finditer(line):
-        if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()) or \
-                not gpu_asm(asm_text(raw_lines, idx, m.start(), scan.strings), scan.visible):
+        if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()):
             continue
-        scan.add(inline_asm(scan.path, scan.no, m, scan.snippet, scan.conds))
+        verdict = _device_asm(scan, asm_text(raw_lines, idx, m.start(), scan.strings))
+        if verdict:
+            _add(scan, inline_asm(scan.path, scan.no, m, scan.snippet, scan.conds), verdict)
 
 
 INLINE_ASSEMBLY = SourceTopic(rules=(RSM204,), defined=asm_in_define, line=asm_in_code,
