@@ -612,6 +612,24 @@ def test_the_users_target_list_from_the_environment_is_user_input(tmp_path: Path
     assert {(f.line, f.rule.id) for f in result.findings if f.handled} >= {(5, "RSM111")}
 
 
+def test_a_project_list_seeded_from_detected_lines_is_the_origin(tmp_path: Path) -> None:
+    """A cryptocurrency node's HIP backend (batch 131): amdgpu-arch's lines made a list with string(REPLACE), then
+    the project's own list seeded from it and forced into CMAKE_HIP_ARCHITECTURES; the seeding is the construct."""
+    r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
+                         "find_program(ARCH_PROG NAMES amdgpu-arch)\n"
+                         "execute_process(COMMAND \"${ARCH_PROG}\" OUTPUT_VARIABLE OUT)\n"
+                         "string(REPLACE \"\\n\" \";\" FOUND \"${OUT}\")\n"
+                         "set(PROJ_ARCHS \"\" CACHE STRING \"AMD GPU archs\")\n"
+                         "if(PROJ_ARCHS STREQUAL \"\")\n"
+                         "  set(PROJ_ARCHS \"${FOUND}\" CACHE STRING \"AMD GPU archs\" FORCE)\n"
+                         "endif()\n"
+                         "set(CMAKE_HIP_ARCHITECTURES \"${PROJ_ARCHS}\" CACHE STRING \"\" FORCE)\n"
+                         # the same reformatting of a list no tool printed is no detection
+                         "string(REPLACE \",\" \";\" SPLIT \"${USER_CSV}\")\n"
+                         "set(OTHER_ARCHS \"${SPLIT}\")\n"})
+    assert lines(r, "CMakeLists.txt") == {7: "RSM101"}
+
+
 def test_a_loop_over_an_autodetected_or_project_named_arch_list_is_per_arch(tmp_path: Path) -> None:
     r = found(tmp_path, {"CMakeLists.txt": "project(p LANGUAGES CXX)\n"
                          "execute_process(COMMAND amdgpu-arch OUTPUT_VARIABLE DETECTED)\n"

@@ -539,7 +539,8 @@ def list_command(file: Analyzer, cmd: Command) -> None:
 
 def string_command(file: Analyzer, cmd: Command) -> None:
     """`string(REPLACE "," ";" OUT "${CMAKE_HIP_ARCHITECTURES}")` reformats the target list: OUT is a copy of it
-    (hypre joins the list with commas and splits it again, then sets CMAKE_HIP_ARCHITECTURES to the copy).
+    (hypre joins the list with commas and splits it again, then sets CMAKE_HIP_ARCHITECTURES to the copy); of a
+    GPU-listing tool's output, OUT is what the tool detected.
     A regex over what a GPU-listing tool printed (`string(REGEX MATCHALL "gfx[0-9a-f]+" OUT "${ROCMINFO_OUT}")`)
     is what it detected."""
     values = cmd.values()
@@ -560,6 +561,9 @@ def string_command(file: Analyzer, cmd: Command) -> None:
     copied = [m.group(1) for i in inputs if (m := REF.fullmatch(i))]
     if len(copied) == len(inputs) and set(copied) <= file.arch_names():
         file.arch_lists.add(out)
+    elif copied and len(copied) == len(inputs) and all(c in file.detected for c in copied):
+        # string(REPLACE "\n" ";" ARCHS "${AMDGPU_ARCH_OUT}"): amdgpu-arch's lines made a list, still what it detected
+        file.detected.setdefault(out, file.detected[copied[0]])
 
 
 def detected_output(file: Analyzer, cmd: Command) -> None:
