@@ -301,6 +301,7 @@ class SourceScan:
     # declarations an asm label binds to a target-only intrinsic, by name: reported once a compiled line calls
     # one (calls only under `#if defined(__gfx12__)` are that test's, and SPIR-V never compiles them)
     bound: dict[str, Finding] = field(default_factory=dict)
+    names: frozenset[str] | None = None  # every identifier of the file, once some asm needs them (need_device)
 
     def __post_init__(self) -> None:
         report, stripped = self.report, self.stripped
@@ -354,7 +355,9 @@ class SourceScan:
 
     def need_device(self, finding: Finding) -> None:
         """A finding that holds only if this file uses a macro another file defines to __device__."""
-        self.report.needs[(finding.line, finding.column)] = ("device", frozenset(IDENT.findall(self.stripped)))
+        if self.names is None:
+            self.names = frozenset(IDENT.findall(self.stripped))
+        self.report.needs[(finding.line, finding.column)] = ("device", self.names)
 
     def need_build(self, finding: Finding, names: list[str]) -> None:
         """A finding that stands on build-defined macros only: dropped if another file defines them all."""
