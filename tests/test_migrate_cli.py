@@ -121,9 +121,25 @@ def test_json_schema_fields(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -
     assert report["schema"] == "rocm-spirv/migrate-report/1" and report["mode"] == "report"
     assert set(report) == {"schema", "root", "mode", "summary", "changed_files", "findings", "errors", "gate"}
     f = report["findings"][0]  # type: ignore[index]
-    assert set(f) == {"rule", "name", "severity", "path", "line", "column", "message", "fix", "redirect",
-                      "handled", "snippet", "suppressed", "fingerprint", "source"}
+    assert set(f) == {"rule", "name", "severity", "path", "line", "end_line", "column", "message", "fix",
+                      "redirect", "handled", "snippet", "suppressed", "fingerprint", "source"}
     assert set(report["gate"]) == {"fail_on", "failing", "baselined", "suppressed", "toolchain_handled"}  # type: ignore[arg-type]
+
+
+def test_a_multi_line_command_is_marked_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The finding stands where the command starts (as CMake reports it); end_line, and SARIF's endLine, reach
+    the line that carries the flag, so an editor marks the whole command."""
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX HIP)\nadd_library(k k.hip)\n"
+                                             "target_compile_options(k PRIVATE\n  -O3\n  --offload-arch=gfx90a)\n"
+                                             "set(GPU_TARGETS gfx942)\n")
+    code, report = run_json(capsys, str(tmp_path))
+    assert code == 0  # warnings only, and no --check
+    spans = {(f["line"], f["end_line"]) for f in report["findings"] if f["rule"] != "RSM120"}  # type: ignore[index]
+    assert spans == {(3, 5), (6, 6)}
+    assert main(["migrate", str(tmp_path), "--format", "sarif"]) in (0, 1)
+    regions = [r["locations"][0]["physicalLocation"]["region"] for r in json.loads(capsys.readouterr().out)["runs"][0]
+               ["results"] if r["ruleId"] != "RSM120"]
+    assert sorted((r["startLine"], r.get("endLine")) for r in regions) == [(3, 5), (6, None)]
 
 
 def test_sarif_structure(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -> None:

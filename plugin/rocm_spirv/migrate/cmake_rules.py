@@ -198,7 +198,8 @@ class Analyzer:
             message = f"{message}; only under `{dead}`, which the toolchain file's lists make false"
             redirect = Redirect.TOOLCHAIN
         f = Finding(rule, self.path, cmd.line, cmd.start - line_begin(self.src, cmd.start) + 1, message,
-                    fix, redirect, self.guarded() if handled is None else handled, snippet(self.src, cmd))
+                    fix, redirect, self.guarded() if handled is None else handled, snippet(self.src, cmd),
+                    end_line=cmd.end_line if cmd.end_line > cmd.line else 0)
         self.report.findings.append(f)
         fn = self.function()
         if fn and posixpath.basename(self.path) == "CMakeLists.txt" and not any(

@@ -72,6 +72,9 @@ class Finding:
     conditions: tuple[str, ...] = ()
     suppressed: bool = False  # a `rocm-spirv: ignore[…]` comment on its line or the line above
     source: Source = "static"
+    # the last line of the command that carries it, when that command spans several (`target_compile_options(`
+    # on one line, the flag three lines below): editors and SARIF viewers mark the whole command; 0: one line
+    end_line: int = 0
 
     @property
     def severity(self) -> Severity:
@@ -84,6 +87,7 @@ class Finding:
             "severity": self.severity.value,
             "path": self.path,
             "line": self.line,
+            "end_line": max(self.end_line, self.line),
             "column": self.column,
             "message": self.message,
             "fix": self.fix,

@@ -37,7 +37,8 @@ def to_sarif(result: ScanResult, include_handled: bool = False) -> dict[str, Any
             "message": {"text": f"{f.message}. Fix: {f.fix}"},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-                "region": {"startLine": f.line, "startColumn": max(1, f.column)},
+                "region": {"startLine": f.line, "startColumn": max(1, f.column),
+                           **({"endLine": f.end_line} if f.end_line > f.line else {})},
             }}],
             "partialFingerprints": {FINGERPRINT_KEY: fp},
             "properties": {"redirect": f.redirect.value, "source": f.source},
