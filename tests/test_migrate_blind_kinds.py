@@ -38,6 +38,15 @@ def test_makefile_include_files_are_scanned(tmp_path: Path) -> None:
     assert lines(r, "Makefile-amd") == {1: "RSM302"}
 
 
+def test_make_flags_in_every_spelling_the_compiler_takes(tmp_path: Path) -> None:
+    """hipcc's old single-dash `-amdgpu-target=` (DualSPHysics' HIP port, batch 135) is an arch flag as in CMake
+    (offload.ARCH_FLAG_OPTIONS); an option that only ends in one (`-Xfoo-mcpu=`) is not."""
+    r = found(tmp_path, {"Makefile": ("GENCODE=-amdgpu-target=gfx908\n"
+                                      "OTHER=-Xfoo-mcpu=gfx908\n"
+                                      "all:\n\thipcc -c $(GENCODE) k.hip\n")})
+    assert lines(r, "Makefile") == {1: "RSM302"}
+
+
 def test_a_make_variable_of_semicolon_or_comma_separated_gfx_names_is_a_list(tmp_path: Path) -> None:
     r = found(tmp_path, {".ci/Makefile": ("ASAN_ARCH ?= gfx942;gfx950\n"
                                           "GPUS := gfx90a,gfx942\n"
