@@ -171,8 +171,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         """One source's findings, and what it tells the scan about the other files."""
         nonlocal foreign, named, arch_macros, live_macros, defines, wave_aliases, arch_tests
         report = source_rules.analyze(rel, text, build_macros=build_macros)
-        if ("__device__" in text or "__global__" in text) and source_rules.DEVICE_DEFINE.search(text):
-            device_defines.update(source_rules.DEVICE_DEFINE.findall(source_rules.strip(text)))  # not in a comment
+        device_defines.update(source_rules.device_macros(text))
         foreign |= report.foreign_macros
         named |= report.defines - report.foreign_macros if report.defines else _defined_names(text)
         arch_macros |= report.arch_macros

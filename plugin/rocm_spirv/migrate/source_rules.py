@@ -133,6 +133,15 @@ BUILD_SCOPE_SUFFIXES = (*DEVICE_SUFFIXES, ".h", ".hh", ".hpp", ".hxx", ".inl", "
 # marks its functions with one is device code (scan.py learns the names from every file)
 DEVICE_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+[^\n]*?(?<!\w)"
                            r"(?:__device__|__global__)(?!\w)", re.M)
+
+
+def device_macros(text: str) -> set[str]:
+    """The project device markers a file #defines (outside comments)."""
+    if ("__device__" not in text and "__global__" not in text) or not DEVICE_DEFINE.search(text):
+        return set()
+    return set(DEVICE_DEFINE.findall(strip(text)))
+
+
 DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__)(?!\w)|(?m:" + PROJECT_DEVICE + ")")
 # `static_assert(false, "…")` under an arch test rejects a configuration, like #error: inert under SPIR-V
 INERT_ASSERT = re.compile(r"^\s*static_assert\s*\(\s*(?:false|0)\s*,")

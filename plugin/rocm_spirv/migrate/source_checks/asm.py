@@ -117,27 +117,27 @@ def asm_in_define(scan: SourceScan, d: Directive) -> None:
     if not (scan.live and scan.can[INLINE_ASM]) or d.name in ("asm", "__asm", "__asm__"):
         return
     lines, raw_lines = scan.lines, scan.raw_lines
-    # (line index, column, verdict) of the asm statements up to the first GCN one: that one is the finding in
-    # any file; otherwise the first, if the file turns out to be device code
-    found: list[tuple[int, int, Literal["yes", "pending", ""]]] = []
+
+    def report(i: int, col: int, verdict: str) -> None:
+        raw = raw_lines[i] if i < len(raw_lines) else lines[i]
+        _add(scan, finding(RSM204, scan.path, i + 1, col + 1, f"inline assembly in macro {d.name} cannot be lowered "
+                           "to SPIR-V", "replace with __builtin_amdgcn_* builtins, or build the kernels using it "
+                           "native (hybrid mode)", raw, scan.conds), verdict)
+
+    pending: tuple[int, int] | None = None  # the first asm that is device asm only if the file is device code
     for i in range(scan.idx, scan.skip_to + 1):
         for m in INLINE_ASM.finditer(lines[i]):
             raw = raw_lines[i] if i < len(raw_lines) else lines[i]
-            verdict = "" if asm_label(lines[i], m.start(), raw, m.end()) else \
-                _device_asm(scan, asm_text(raw_lines, i, m.start()))
-            if verdict:
-                found.append((i, m.start(), verdict))
-            if verdict == "yes":
-                break
-        if found and found[-1][2] == "yes":
-            break
-    if not found:
-        return
-    i, col, verdict = found[-1] if found[-1][2] == "yes" else found[0]
-    raw = raw_lines[i] if i < len(raw_lines) else lines[i]
-    _add(scan, finding(RSM204, scan.path, i + 1, col + 1, f"inline assembly in macro {d.name} cannot be lowered to "
-                       "SPIR-V", "replace with __builtin_amdgcn_* builtins, or build the kernels using it native "
-                       "(hybrid mode)", raw, scan.conds), verdict)
+            if asm_label(lines[i], m.start(), raw, m.end()):
+                continue
+            verdict = _device_asm(scan, asm_text(raw_lines, i, m.start()))
+            if verdict == "yes":  # GCN assembly: the macro's finding, in any file
+                report(i, m.start(), verdict)
+                return
+            if verdict and pending is None:
+                pending = i, m.start()
+    if pending is not None:
+        report(*pending, "pending")
 
 
 def asm_in_code(scan: SourceScan) -> None:
