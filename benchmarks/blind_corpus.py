@@ -8,6 +8,8 @@ path, sha256 per file). They are never committed here: `extract` copies them out
     PYTHONPATH=plugin python benchmarks/blind_corpus.py extract    [--cache DIR] [--mirror R=DIR ...] [--tree NAME]
     PYTHONPATH=plugin python benchmarks/blind_corpus.py candidates [--cache DIR] [--tree NAME]
     PYTHONPATH=plugin python benchmarks/blind_corpus.py score      [--cache DIR] [--label TEXT]
+    PYTHONPATH=plugin python benchmarks/blind_corpus.py trial      --out FILE [--cache DIR] [--trees A,B]
+    python benchmarks/blind_corpus.py diff OLD NEW
 
 `candidates` lists the naive scanner's lines (no rule of migrate runs): the lines a person labels yes/no
 in data/blind_labels.json before `score` is ever run. A naive candidate is what benchmarks/migrate_precision.py
@@ -24,6 +26,11 @@ line are a labelled construct's anchor (the line where the tool reports the comm
 carries the construct), once per construct; any other finding is false. Recall over the constructs,
 false positives as a share of the naive candidates. Writes results/migrate_blind.{json,md} (appending the
 run under --label, so a before and an after stay side by side).
+
+`trial` is the regression check for a rule change, never a measurement: it scores every labelled tree (none
+of them held out once a rule was fixed against it) and writes each tree's findings and figures to FILE, outside
+results/. `diff OLD NEW` names the findings that appeared or went away between two trials and the totals of
+each, so "findings on all labelled trees identical" is a command, not a claim.
 """
 
 from __future__ import annotations
@@ -158,7 +165,57 @@ def score_tree(name: str, root: Path, labels: dict[str, Any]) -> dict[str, Any]:
         "recall": len(seen) / len(truth) if truth else 1.0,
         "false_positive_share_of_naive": len(fp) / len(cands) if cands else 0.0,
         "false_positive_list": fp, "missed_list": missed,
+        "finding_list": [f"{p}:{n} {rule}" for p, n, rule in findings],  # trial keeps it; score drops it
     }
+
+
+def trial(cache: Path, out: Path, only: set[str] | None = None) -> int:
+    data = json.loads(MANIFEST.read_text())
+    labels = json.loads(LABELS.read_text())["trees"]
+    rows = []
+    for tree in data["trees"]:
+        root = cache / tree["name"]
+        if tree["name"] not in labels or (only is not None and tree["name"] not in only):
+            continue
+        if not root.is_dir():
+            print(f"blind_corpus: {root} is missing; run `blind_corpus.py extract` first", file=sys.stderr)
+            return 2
+        rows.append(score_tree(tree["name"], root, labels[tree["name"]]))
+    total = _total(rows)
+    out.write_text(json.dumps({"trees": rows, "total": total}, indent=1) + "\n")
+    print(f"{len(rows)} trees: recall {total['recall']:.1%} ({total['true_positives']} of {total['constructs']}), "
+          f"false positives {total['false_positive_share_of_naive']:.1%} ({total['false_positives']} of "
+          f"{total['naive_candidates']}); written to {out}")
+    return 0
+
+
+def diff(old: Path, new: Path) -> int:
+    """Exit 0 when every tree's findings are the same in both trials, 1 when any differ."""
+    a = {r["tree"]: r for r in json.loads(old.read_text())["trees"]}
+    b = {r["tree"]: r for r in json.loads(new.read_text())["trees"]}
+    changed = 0
+    for name in sorted(a.keys() | b.keys()):
+        fa = set(a.get(name, {}).get("finding_list", []))
+        fb = set(b.get(name, {}).get("finding_list", []))
+        if name not in a or name not in b:
+            print(f"{name}: only in {'new' if name in b else 'old'}")
+            changed += 1
+            continue
+        if fa != fb:
+            changed += 1
+            ta, tb = a[name], b[name]
+            print(f"{name}: true {ta['true_positives']} -> {tb['true_positives']}, "
+                  f"false {ta['false_positives']} -> {tb['false_positives']}")
+            for f in sorted(fa - fb):
+                print(f"  - {f}")
+            for f in sorted(fb - fa):
+                print(f"  + {f}")
+    for label, path in (("old", old), ("new", new)):
+        t = json.loads(path.read_text())["total"]
+        print(f"{label}: recall {t['recall']:.1%} ({t['true_positives']} of {t['constructs']}), false positives "
+              f"{t['false_positive_share_of_naive']:.1%} ({t['false_positives']} of {t['naive_candidates']})")
+    print(f"{changed} tree{'s' if changed != 1 else ''} changed")
+    return 1 if changed else 0
 
 
 def _total(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -309,6 +366,7 @@ def score(cache: Path, label: str, held_out: str, only: set[str] | None = None) 
             continue  # extracted but not labelled yet: never scored before its labels are committed
         rows.append(score_tree(tree["name"], root, labels["trees"][tree["name"]]))
     for r in rows:
+        del r["finding_list"]
         if r["unlabelled_candidates"]:
             print(f"blind_corpus: {r['tree']}: {len(r['unlabelled_candidates'])} candidates are not labelled "
                   f"(first {r['unlabelled_candidates'][0]})", file=sys.stderr)
@@ -327,13 +385,15 @@ def score(cache: Path, label: str, held_out: str, only: set[str] | None = None) 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("extract", "candidates", "score"))
+    parser.add_argument("action", choices=("extract", "candidates", "score", "trial", "diff"))
+    parser.add_argument("files", nargs="*", type=Path, help="diff: OLD NEW trial files")
+    parser.add_argument("--out", type=Path, help="trial: where to write the findings")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--mirror", action="append", default=[], help="OWNER/NAME=GIT_DIR")
     parser.add_argument("--tree", help="extract, candidates: only this tree")
     parser.add_argument("--label", default="current rules", help="score: the run's name in the results")
     parser.add_argument("--held-out", default="", help="score: how the labels relate to the rules measured")
-    parser.add_argument("--trees", help="score: only these trees (comma-separated names)")
+    parser.add_argument("--trees", help="score, trial: only these trees (comma-separated names)")
     args = parser.parse_args()
     if args.action == "extract":
         return extract(args.cache, dict((m.split("=", 1)[0], Path(m.split("=", 1)[1])) for m in args.mirror),
@@ -344,6 +404,14 @@ def main() -> int:
                 for p, n, text in candidates(args.cache / tree["name"]):
                     print(f"{tree['name']}\t{p}\t{n}\t{text}")
         return 0
+    if args.action == "trial":
+        if args.out is None:
+            parser.error("trial needs --out FILE")
+        return trial(args.cache, args.out, set(args.trees.split(",")) if args.trees else None)
+    if args.action == "diff":
+        if len(args.files) != 2:
+            parser.error("diff needs OLD NEW")
+        return diff(*args.files)
     return score(args.cache, args.label, args.held_out, set(args.trees.split(",")) if args.trees else None)
 
 
