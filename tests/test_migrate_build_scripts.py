@@ -290,6 +290,17 @@ def test_a_native_constant_fed_to_offload_arch_and_per_target_arch_macros(tmp_pa
     ]  # MODE = "native" feeds no --offload-arch
 
 
+def test_f_string_arch_flags_in_every_spelling_the_compiler_takes(tmp_path: Path) -> None:
+    # the option names come from offload.ARCH_FLAG_OPTIONS (hipcc's old -amdgpu-target= too), whole options only
+    (tmp_path / "setup.py").write_text(
+        'import os\nARCH = "native"\nflags = [f"-amdgpu-target={ARCH}"]\n'
+        'n = os.environ["N"]\nold = [f"--amdgpu-target=gfx{n}"]\nhost = [f"-Xarch-mcpu=gfx{n}"]\n')
+    assert _found(tmp_path) == [
+        ("setup.py", 2, "RSM303"),  # the build machine's GPU through hipcc's old spelling
+        ("setup.py", 5, "RSM304"),  # a template that can only name gfx targets
+    ]  # -Xarch-mcpu= is no arch flag
+
+
 def test_a_generated_size_build_script_is_not_parsed(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text('ARCHS = ["gfx90a"]\n' + "x = 1\n" * 200_000)  # 1.2 MB
     report = scan(tmp_path).result

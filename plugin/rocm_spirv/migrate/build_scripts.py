@@ -21,7 +21,7 @@ from rocm_spirv.migrate.cmake_words import DETECT, GFX
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
 from rocm_spirv.migrate.make_rules import ARCH_FLAG, BACKEND_OPTION, names_gpu
 from rocm_spirv.migrate.walk import SCRIPT_KINDS
-from rocm_spirv.offload import PROCESSOR_PATTERN, SPIRV_TARGET
+from rocm_spirv.offload import ARCH_FLAG_OPTIONS, PROCESSOR_PATTERN, SPIRV_TARGET
 
 RSM303 = Rule("RSM303", "script-arch-list", W, "a Python or Bazel build description names gfx targets",
               "A gfx list or default in setup.py, pyproject.toml, a BUILD/.bzl file or .bazelrc (PYTORCH_ROCM_ARCH's "
@@ -192,13 +192,18 @@ def _filters(node: ast.AST, lists: frozenset[str]) -> bool:
     return False
 
 
+OFFLOAD_OPTIONS = tuple(f"{o}=" for o in ARCH_FLAG_OPTIONS)  # the device compiler's spellings, one home
+# f"--offload-arch=gfx{n}" (or -mcpu=gfx{n}): a template that can only name gfx targets
+GFX_TEMPLATE = re.compile(f"(?<![\\w-])(?:{'|'.join(map(re.escape, (*ARCH_FLAG_OPTIONS, '-mcpu')))})=gfx$")
+
+
 def _offload_names(tree: ast.AST) -> frozenset[str]:
-    """Names an f-string puts after --offload-arch= (`f"--offload-arch={__ARCH__}"`)."""
+    """Names an f-string puts after an arch flag (`f"--offload-arch={__ARCH__}"`)."""
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
             for before, value in zip(node.values, node.values[1:], strict=False):
-                if isinstance(before, ast.Constant) and str(before.value).endswith("--offload-arch=") and \
+                if isinstance(before, ast.Constant) and str(before.value).endswith(OFFLOAD_OPTIONS) and \
                         isinstance(value, ast.FormattedValue) and isinstance(value.value, ast.Name):
                     out.add(value.value.id)
     return frozenset(out)
@@ -262,9 +267,8 @@ def _parts(stmt: ast.stmt, bazel: bool, lists: frozenset[str] = frozenset(),
             elif node.value == DEVICE_ARCH_ATTRIBUTE or (DETECT.search(node.value) and " " not in node.value.strip()):
                 out.append(_Part("detect", node.value))  # getattr(props, "gcnArchName"), ["rocminfo"]
         elif isinstance(node, ast.JoinedStr):
-            # f"--offload-arch=gfx{n}": a template that can only name gfx targets
             parts = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
-            if any(re.search(r"(?:--offload-arch|--amdgpu-target|-mcpu)=gfx$", p) for p in parts):
+            if any(GFX_TEMPLATE.search(p) for p in parts):
                 out.append(_Part("flag", "--offload-arch=gfx{…} (names only gfx targets)"))
             elif any(p.endswith("-D__") for p in parts):
                 # f"-D__{arch}__": the arch macro clang defines only in that GPU's device pass, now in every pass
