@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -122,6 +123,16 @@ def test_presets() -> None:
     assert got == [(7, "preset-arch-list", Redirect.TOOLCHAIN_FORCE), (8, "preset-arch-list", Redirect.TOOLCHAIN_FORCE),
                    (10, "env-arch-list", Redirect.ENVIRONMENT)]
     assert presets.analyze("CMakePresets.json", "{").error.startswith("invalid JSON")
+
+
+def test_preset_flags_in_every_spelling_the_compiler_takes() -> None:
+    flags = {"a": "-mcpu=gfx90a -O3", "b": "--cuda-gpu-arch=gfx942", "c": "-amdgpu-target=gfx906",
+             "d": "--offload-arch=$env{GPU_ARCH}", "e": "--offload-arch=sm_80", "f": "-march=native -mcpu=native",
+             "g": "--offload-arch=amdgcnspirv", "h": "-Xarch-mcpu=gfx90a"}
+    text = json.dumps({"version": 3, "configurePresets": [
+        {"name": n, "cacheVariables": {"CMAKE_HIP_FLAGS": v}} for n, v in flags.items()]}, indent=1)
+    got = [f.message for f in presets.analyze("CMakePresets.json", text).findings]
+    assert got == [f"preset {n} passes per-arch flags in CMAKE_HIP_FLAGS: {flags[n]}" for n in "abcd"]
 
 
 def test_source_findings() -> None:

@@ -9,7 +9,8 @@ from typing import Any
 from rocm_spirv.migrate.cmake_checks.env import RSM111
 from rocm_spirv.migrate.cmake_words import ENV_VARS, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
-from rocm_spirv.offload import SPIRV_TARGET
+from rocm_spirv.migrate.make_rules import ARCH_FLAG, names_gpu
+from rocm_spirv.offload import NON_AMD_ARCH_PREFIXES, SPIRV_TARGET
 
 FLAG_KEYS = re.compile(r"^CMAKE_(HIP|CXX|C)_FLAGS")
 
@@ -19,6 +20,20 @@ RSM112 = Rule("RSM112", "preset-arch-list", W, "a CMake preset sets a per-arch l
               example=('CMakePresets.json', '{"version": 3, "configurePresets": [{"name": "mi300",\n'
                                             '  "cacheVariables": {"GPU_TARGETS": "gfx942"}}]}\n'))
 RULES = (RSM112,)  # and RSM111, declared by cmake_checks.env
+
+
+def per_arch_flags(value: str) -> bool:
+    """Whether a preset's flags pass an AMD GPU target of their own: an arch flag in any spelling the compiler
+    takes (offload.ARCH_FLAG_OPTIONS) with a value other than amdgcnspirv (a gfx name, native, `$env{ARCH}`),
+    or -mcpu= naming a GPU (-mcpu=native tunes the host). CUDA's sm_* and MUSA's mp_* are not AMD's."""
+    for m in ARCH_FLAG.finditer(value):
+        v = m.group("value")
+        if m.group(0).startswith("-mcpu="):
+            if names_gpu(v):
+                return True
+        elif v.lower() != SPIRV_TARGET and not v.startswith(NON_AMD_ARCH_PREFIXES):
+            return True
+    return False
 
 
 class _Locator:
@@ -62,7 +77,7 @@ def analyze(path: str, text: str) -> FileReport:
             value = _value(raw)
             if key in TARGET_VARS and value.lower() != SPIRV_TARGET and value:
                 msg = f"preset {name} sets {key}={value}"
-            elif FLAG_KEYS.match(key) and re.search(r"--offload-arch=(?!amdgcnspirv)|--?amdgpu-target=", value):
+            elif FLAG_KEYS.match(key) and per_arch_flags(value):
                 msg = f"preset {name} passes per-arch flags in {key}: {value}"
             else:
                 continue
