@@ -2744,3 +2744,35 @@ def test_a_custom_command_that_only_prints_the_list_does_not_receive_it(tmp_path
         "add_custom_command(OUTPUT lib.co COMMAND gen.py --archs ${HIP_ARCH}\n"
         '  COMMENT "Generating for ${HIP_ARCH}")\n')}), "CMakeLists.txt")
     assert r == {2: "RSM101", 5: "RSM109"}
+
+
+def test_a_kokkos_application_on_its_per_gpu_options_and_macros(tmp_path: Path) -> None:
+    """sparta (batch 136): a preset forcing one Kokkos GPU option, a branch on it, and functors in a .cpp (device
+    code through KOKKOS_INLINE_FUNCTION, no __device__ spelled out) testing the macros Kokkos derives from it."""
+    r = found(tmp_path, {
+        "cmake/presets/mi300a.cmake": 'set(Kokkos_ENABLE_HIP ON CACHE BOOL "" FORCE)\n'
+                                      'set(Kokkos_ARCH_AMD_GFX942_APU on CACHE BOOL "" FORCE)\n'
+                                      'set(Kokkos_ARCH_AMD_GFX90A OFF CACHE BOOL "" FORCE)\n',
+        "src/CMakeLists.txt": 'if(Kokkos_ENABLE_HIP)\n  if(Kokkos_ARCH_AMD_GFX942 OR Kokkos_ARCH_AMD_GFX940)\n'
+                              '    option(Kokkos_ENABLE_IMPL_HIP_UNIFIED_MEMORY "" ON)\n  endif()\nendif()\n',
+        "src/update.cpp": '#include <Kokkos_Core.hpp>\nstruct F {\n  KOKKOS_INLINE_FUNCTION void operator()(int i) const {}\n'
+                          '};\nvoid run(int n) {\n#if defined(KOKKOS_ARCH_AMD_GFX942)\n'
+                          '  Kokkos::parallel_for(n, F());\n#else\n  Kokkos::parallel_for(n, F());\n  Kokkos::fence();\n'
+                          '#endif\n}\n',
+        "src/host.cpp": '#include <cstdio>\nvoid say() {\n#ifdef KOKKOS_ARCH_AMD_GFX942\n  std::puts("mi300");\n'
+                        '#endif\n}\n'})
+    assert lines(r, "cmake/presets/mi300a.cmake") == {2: "RSM109"}  # OFF builds for no GPU
+    assert lines(r, "src/CMakeLists.txt") == {2: "RSM106"}
+    assert lines(r, "src/update.cpp") == {6: "RSM201"}
+    assert lines(r, "src/host.cpp") == {}  # no device code: host output only
+
+
+def test_per_gpu_options_a_file_derives_are_not_constructs_of_their_own(tmp_path: Path) -> None:
+    """Kokkos' own table turns the chosen arch into its per-GPU options in a loop; hip-tests sets ARCH_GFX940 in a
+    branch on the list and tests it later: the loop and the branch are the constructs, not each option."""
+    r = found(tmp_path, {"CMakeLists.txt": 'foreach(ARCH IN LISTS SUPPORTED_AMD_ARCHS)\n  if(KOKKOS_ARCH_${ARCH})\n'
+                                           '    set(KOKKOS_ARCH_AMD_GFX90A ON)\n  endif()\nendforeach()\n'
+                                           'set(ARCH_GFX940 -1)\nif(GPU_TARGETS MATCHES "gfx94")\n'
+                                           '  set(ARCH_GFX940 1)\nendif()\nif(${ARCH_GFX940} GREATER_EQUAL 0)\n'
+                                           '  add_subdirectory(fp8)\nendif()\n'})
+    assert lines(r, "CMakeLists.txt") == {7: "RSM106"}

@@ -171,6 +171,7 @@ class Analyzer:
         # variables set in a branch on the target list (`set(HAS_MI50 TRUE)` under `if(arch STREQUAL gfx906)`),
         # and copies of them: a later if() on one is a branch on the target list, one step removed
         self.arch_switches: set[str] = set()
+        self.assigned: frozenset[str] | None = None  # the variables set()/option() write (branches.py, on demand)
         # project functions handing back an arch list (`set(${out_var} "${_result}" PARENT_SCOPE)` with _result a
         # list of gfx names): the position of that output among the call's arguments
         self.fn_arch_outputs: dict[str, int] = {}

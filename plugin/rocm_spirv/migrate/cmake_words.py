@@ -26,6 +26,10 @@ ARCH_ITEM = re.compile(f"^(?:{TARGET_ID.pattern}|all|native|{SPIRV_TARGET})$", r
 # Kokkos' names for AMD GPUs (Kokkos_ARCH_AMD_GFX90A in CMake, KOKKOS_ARCH=AMD_GFX90A in its Makefile.kokkos build,
 # and the older VEGA90A / NAVI1030 spellings still in machine files)
 KOKKOS_AMD_ARCH = r"(?:AMD_GFX|VEGA|NAVI)\d\w*"
+# A boolean option named for one GPU (Kokkos_ARCH_AMD_GFX942, MYLIB_ARCH_GFX90A, Kokkos_ARCH_VEGA90A): on, it
+# builds for that GPU; a test of it is a branch on the target, whatever the project is called
+GPU_OPTION_NAME = rf"\w*ARCH\w*_(?:GFX\d\w*|{KOKKOS_AMD_ARCH})"
+GPU_OPTION = re.compile(f"^{GPU_OPTION_NAME}$", re.IGNORECASE)
 GFX_LOOSE = re.compile(r"gfx", re.IGNORECASE)  # in regexes too: MATCHES "^gfx9", "^gfx[0-9]+$"
 ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)
 GUARD_VAR = "ROCM_SPIRV_OFFLOAD"

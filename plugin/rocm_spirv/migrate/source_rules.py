@@ -121,8 +121,13 @@ def strip(text: str) -> str:
 # Markers of a file a HIP compile sees: HIP/CUDA sources, and headers declaring device code. A C++ file
 # without any (a CPU backend, a host tool) never reaches the device pass, so its asm is host asm.
 DEVICE_SUFFIXES = (".hip", ".cu", ".cuh")
+# The performance-portability layers' device-function markers (public API of Kokkos, RAJA, AMReX, alpaka): a
+# Kokkos functor in a .cpp is compiled for the GPU in a HIP build as a __device__ function is.
+FRAMEWORK_DEVICE = ("KOKKOS_INLINE_FUNCTION", "KOKKOS_FUNCTION", "KOKKOS_FORCEINLINE_FUNCTION", "KOKKOS_LAMBDA",
+                    "KOKKOS_CLASS_LAMBDA", "RAJA_HOST_DEVICE", "RAJA_DEVICE", "AMREX_GPU_DEVICE",
+                    "AMREX_GPU_HOST_DEVICE", "AMREX_GPU_GLOBAL", "ALPAKA_FN_ACC", "ALPAKA_FN_HOST_ACC")
 DEVICE_MARKERS = ("__global__", "__device__", "hip_runtime", "__HIP_DEVICE_COMPILE__", "__builtin_amdgcn_",
-                  "__HIPCC__", "__launch_bounds__", "__CUDA_ARCH__")
+                  "__HIPCC__", "__launch_bounds__", "__CUDA_ARCH__", *FRAMEWORK_DEVICE)
 # Whole tokens only: miniaudio's `ma_job_process__device__aaudio_reroute` holds "__device__" and is host code.
 # A project's own device-function marker (ROCPRIM_DEVICE, LIB_DEVICE, defined to __device__) marks one too,
 # where it starts a declaration (`ROCPRIM_DEVICE __forceinline__ T f(…)`), not an enumerator (MA_NO_DEVICE = …).
@@ -142,7 +147,8 @@ def device_macros(text: str) -> set[str]:
     return set(DEVICE_DEFINE.findall(strip(text)))
 
 
-DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__)(?!\w)|(?m:" + PROJECT_DEVICE + ")")
+DEVICE_CODE = re.compile(r"(?<!\w)(?:__global__|__device__|" + "|".join(FRAMEWORK_DEVICE) + r")(?!\w)|(?m:"
+                         + PROJECT_DEVICE + ")")
 # `static_assert(false, "…")` under an arch test rejects a configuration, like #error: inert under SPIR-V
 INERT_ASSERT = re.compile(r"^\s*static_assert\s*\(\s*(?:false|0)\s*,")
 DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)

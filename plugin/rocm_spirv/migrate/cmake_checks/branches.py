@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.allow_lists import RSM108
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command
-from rocm_spirv.migrate.cmake_words import ALLOW_NAME, GFX, GFX_LOOSE, GUARD_VAR, TARGET_VARS, arg_names, env_names
+from rocm_spirv.migrate.cmake_words import (
+    ALLOW_NAME,
+    GFX,
+    GFX_LOOSE,
+    GPU_OPTION,
+    GUARD_VAR,
+    TARGET_VARS,
+    arg_names,
+    env_names,
+)
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 if TYPE_CHECKING:
@@ -72,8 +81,14 @@ def condition(file: Analyzer, cmd: Command) -> None:
                  f"{', '.join(sorted(switches))}", "accept amdgcnspirv (or skip the check when ROCM_SPIRV_OFFLOAD "
                  "is spirv)", Redirect.BUILD_FILE)
         return
-    # Per-arch only when a gfx name is compared: `if(GPU_TARGETS STREQUAL "all")` holds under SPIR-V too.
-    compared = any(GFX_LOOSE.search(v) for v in values) or ("IN_LIST" in upper and bool(names & file.arch_lists))
+    # Per-arch only when a gfx name is compared: `if(GPU_TARGETS STREQUAL "all")` holds under SPIR-V too. An
+    # option named for one GPU (`if(Kokkos_ARCH_AMD_GFX942 OR …)`) is that comparison made at configure time.
+    # Not one this file sets itself (`set(ARCH_GFX940 1)` in a branch on the list): a switch, whose test the
+    # branch that set it covers.
+    gpu_options = {n for n in names if GPU_OPTION.match(n) and n not in _assigned(file)}
+    targets |= gpu_options
+    compared = any(GFX_LOOSE.search(v) for v in values) or ("IN_LIST" in upper and bool(names & file.arch_lists)) \
+        or bool(gpu_options)
     if targets and compared:
         what = ", ".join(sorted(targets))
         if cmd.name == "elseif" and _chain_reported(file, what):
@@ -81,6 +96,13 @@ def condition(file: Analyzer, cmd: Command) -> None:
         file.add(RSM106, cmd, f"branches on {what}; under amdgcnspirv the per-arch branch is not taken",
                  "decide at JIT time with __builtin_amdgcn_processor_is in device code, or branch on "
                  "ROCM_SPIRV_OFFLOAD", Redirect.BUILD_FILE)
+
+
+def _assigned(file: Analyzer) -> frozenset[str]:
+    """The variables this file's set() and option() commands write."""
+    if file.assigned is None:
+        file.assigned = frozenset(v[0] for c in file.commands if c.name in ("set", "option") and (v := c.values()))
+    return file.assigned
 
 
 _COMPARISONS = frozenset({"MATCHES", "STREQUAL"})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs
-from rocm_spirv.migrate.cmake_words import ARCH_FLAG, GFX, KOKKOS_AMD_ARCH
+from rocm_spirv.migrate.cmake_words import ARCH_FLAG, GFX, GPU_OPTION, GPU_OPTION_NAME
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 GENERATOR_BUILTINS = frozenset({
@@ -48,7 +48,7 @@ ARCH_KEYWORD = re.compile(f"^{_ARCH_WORD}$")
 
 # A sub-build's cache option naming one GPU: `-DKokkos_ARCH_AMD_GFX90A=ON`, `-DGPU_TARGETS=gfx90a`, and Kokkos'
 # older AMD names (`-DKokkos_ARCH_VEGA90A=On`, `-DKokkos_ARCH_NAVI1030=ON`), still in machine files
-ARCH_DEFINE = re.compile(rf"^-D(?:\w*ARCH\w*_(?:GFX\d\w*|{KOKKOS_AMD_ARCH})(?::BOOL)?=(?:ON|TRUE|1)|"
+ARCH_DEFINE = re.compile(rf"^-D(?:{GPU_OPTION_NAME}(?::BOOL)?=(?:ON|TRUE|1)|"
                          rf"{_ARCH_WORD}(?::STRING)?=gfx\d\w*)$", re.IGNORECASE)
 # Commands that collect words into a variable: `string(APPEND KOKKOS_OPTIONS " -DKokkos_ARCH_VEGA90A=On …")`
 _COLLECTING = {"set": None, "string": frozenset({"APPEND", "PREPEND", "CONCAT"}),
@@ -81,7 +81,29 @@ def sub_build_options(cmd: Command) -> str:
     return next((w for v in values[1:] for w in v.split() if ARCH_DEFINE.match(w)), "")
 
 
+TRUE_WORDS = frozenset({"ON", "TRUE", "1", "YES", "Y"})
+
+
+def gpu_option_on(cmd: Command) -> str:
+    """`set(Kokkos_ARCH_AMD_GFX942_APU ON CACHE BOOL "" FORCE)`, `option(MYLIB_ARCH_GFX90A "…" ON)`: the option
+    for one GPU a command turns on ("" if none)."""
+    values = cmd.values()
+    if not values or not GPU_OPTION.match(values[0]):
+        return ""
+    value = values[1] if cmd.name == "set" and len(values) > 1 else values[2] if cmd.name == "option" and \
+        len(values) > 2 else ""
+    return values[0] if value.upper() in TRUE_WORDS else ""
+
+
 def generator(file: Analyzer, cmd: Command) -> None:
+    # in a loop or a branch on the list the option is derived (Kokkos' own table turning KOKKOS_ARCH_${ARCH} into
+    # KOKKOS_ARCH_AMD_GFX90A, `set(ARCH_GFX940 1)` under a test of the list): the loop or branch is the construct
+    if cmd.name in ("set", "option") and (on := gpu_option_on(cmd)) and \
+            not any(b.kind == "foreach" for b in file.stack) and not file.arch_branch():
+        file.add(RSM109, cmd, f"{cmd.name}() turns on {on}, an option that builds for one GPU",
+                 "under SPIR-V (ROCM_SPIRV_OFFLOAD) leave it off and configure for amdgcnspirv if the package "
+                 "supports SPIR-V; otherwise keep it native (hybrid)", Redirect.BUILD_FILE)
+        return
     options = sub_build_options(cmd)
     if options and not file.in_loop_over_targets():
         file.add(RSM109, cmd, f"{cmd.values()[0 if cmd.name == 'set' else 1]} collects {options}, a sub-build's "
