@@ -2755,10 +2755,11 @@ def test_a_kokkos_application_on_its_per_gpu_options_and_macros(tmp_path: Path) 
                                       'set(Kokkos_ARCH_AMD_GFX90A OFF CACHE BOOL "" FORCE)\n',
         "src/CMakeLists.txt": 'if(Kokkos_ENABLE_HIP)\n  if(Kokkos_ARCH_AMD_GFX942 OR Kokkos_ARCH_AMD_GFX940)\n'
                               '    option(Kokkos_ENABLE_IMPL_HIP_UNIFIED_MEMORY "" ON)\n  endif()\nendif()\n',
-        "src/update.cpp": '#include <Kokkos_Core.hpp>\nstruct F {\n  KOKKOS_INLINE_FUNCTION void operator()(int i) const {}\n'
+        "src/update.cpp": '#include <Kokkos_Core.hpp>\nstruct F {\n'
+                          '  KOKKOS_INLINE_FUNCTION void operator()(int i) const {}\n'
                           '};\nvoid run(int n) {\n#if defined(KOKKOS_ARCH_AMD_GFX942)\n'
-                          '  Kokkos::parallel_for(n, F());\n#else\n  Kokkos::parallel_for(n, F());\n  Kokkos::fence();\n'
-                          '#endif\n}\n',
+                          '  Kokkos::parallel_for(n, F());\n#else\n  Kokkos::parallel_for(n, F());\n'
+                          '  Kokkos::fence();\n#endif\n}\n',
         "src/host.cpp": '#include <cstdio>\nvoid say() {\n#ifdef KOKKOS_ARCH_AMD_GFX942\n  std::puts("mi300");\n'
                         '#endif\n}\n'})
     assert lines(r, "cmake/presets/mi300a.cmake") == {2: "RSM109"}  # OFF builds for no GPU
@@ -2776,3 +2777,12 @@ def test_per_gpu_options_a_file_derives_are_not_constructs_of_their_own(tmp_path
                                            '  set(ARCH_GFX940 1)\nendif()\nif(${ARCH_GFX940} GREATER_EQUAL 0)\n'
                                            '  add_subdirectory(fp8)\nendif()\n'})
     assert lines(r, "CMakeLists.txt") == {7: "RSM106"}
+
+
+def test_a_target_list_set_to_a_flag_is_one_construct(tmp_path: Path) -> None:
+    """Kripke's host-configs (batch 139): `set(CMAKE_HIP_ARCHITECTURES "--offload-arch=gfx908" CACHE STRING "")` is
+    the list set to a flag: one RSM101, not also an RSM103 for the flag; a flag in a flags variable stays RSM103."""
+    r = found(tmp_path, {"host-configs/mi100.cmake":
+                         'set(CMAKE_HIP_ARCHITECTURES "--offload-arch=gfx908" CACHE STRING "")\n'
+                         'set(CMAKE_HIP_FLAGS "--offload-arch=gfx908" CACHE STRING "")\n'})
+    assert lines(r, "host-configs/mi100.cmake") == {1: "RSM101", 2: "RSM103"}

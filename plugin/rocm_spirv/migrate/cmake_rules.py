@@ -118,6 +118,20 @@ def untemplated(src: str) -> str:
     return _TEMPLATE_LINE.sub(lambda m: " " * len(m.group(0)), src)
 
 
+# One CMake command is one construct: a rule that reports the whole of what it carries covers another's finding
+# on the same command. `set(CMAKE_HIP_ARCHITECTURES "--offload-arch=gfx908")` is a target list set to a flag
+# (RSM101, with its guard and toolchain redirect); its flag (RSM103) is that list's value, not a second construct.
+COVERS: dict[str, frozenset[str]] = {"RSM101": frozenset({"RSM103"})}
+
+
+def covered(findings: list[Finding]) -> list[Finding]:
+    """findings without those another finding on the same command covers (COVERS)."""
+    at: dict[tuple[int, int], set[str]] = {}
+    for f in findings:
+        at.setdefault((f.line, f.column), set()).update(COVERS.get(f.rule.id, ()))
+    return [f for f in findings if f.rule.id not in at[(f.line, f.column)]]
+
+
 class Analyzer:
     """One file's walk: the block stack, and what the checks learn about the file and report."""
 
@@ -312,6 +326,7 @@ class Analyzer:
         reach = dict(self.ctx.module_functions)
         self.facts.looped_functions = frozenset(self.fn_looped).union(*(reach.get(fn, ()) for fn in self.fn_looped))
         self.report.findings.sort(key=lambda f: (f.line, f.column))
+        self.report.findings = covered(self.report.findings)
         notes(self)
         return self.report, self.facts
 
