@@ -2786,3 +2786,17 @@ def test_a_target_list_set_to_a_flag_is_one_construct(tmp_path: Path) -> None:
                          'set(CMAKE_HIP_ARCHITECTURES "--offload-arch=gfx908" CACHE STRING "")\n'
                          'set(CMAKE_HIP_FLAGS "--offload-arch=gfx908" CACHE STRING "")\n'})
     assert lines(r, "host-configs/mi100.cmake") == {1: "RSM101", 2: "RSM103"}
+
+
+def test_a_project_function_called_once_per_named_gpu(tmp_path: Path) -> None:
+    """TheRock (batch 140): a registry filled by one call per gfx name, the name the call's first argument; each
+    call is a construct, as a keyword `GPU_ARCH gfx90a` is. CMake's own commands naming a project or a package
+    are not."""
+    r = found(tmp_path, {"cmake/targets.cmake":
+                         'function(add_gpu_target gfx_target product_name)\n'
+                         '  set_property(GLOBAL APPEND PROPERTY PROJ_GPU_TARGETS "${gfx_target}")\nendfunction()\n'
+                         'add_gpu_target(gfx942 "MI300A/MI300X" FAMILY dcgpu-all)\n'
+                         'add_gpu_target(gfx1100 "RX 7900 XTX")\n'
+                         'add_gpu_target(${EXTRA_TARGET} "user")\n'
+                         'add_dependencies(gfx942 generate)\n'})
+    assert lines(r, "cmake/targets.cmake") == {4: "RSM109", 5: "RSM109"}

@@ -22,6 +22,9 @@ GENERATOR_BUILTINS = frozenset({
     "target_sources", "add_library", "add_executable", "function", "macro",
 })
 GENERATOR_COMMANDS = frozenset({"add_custom_command", "add_custom_target", "execute_process"})
+# CMake commands whose first argument names a project, package or target, never a GPU to build for
+NAMING_BUILTINS = frozenset({"project", "find_package", "install", "export", "add_dependencies",
+                             "target_link_libraries", "source_group", "set_tests_properties", "enable_language"})
 # A project variable named like a generator's arch input, set from the target list: the generator's call
 # sits in a file the project does not always ship (rocBLAS and hipBLASLt hand Tensile_ARCHITECTURE to
 # TensileCreateLibraryFiles elsewhere), so the set() is where the list reaches it.
@@ -56,12 +59,16 @@ _COLLECTING = {"set": None, "string": frozenset({"APPEND", "PREPEND", "CONCAT"})
 
 
 def literal_arch(cmd: Command) -> str:
-    """`iree_amdgpu_bitcode_library(NAME … GPU_ARCH gfx90a …)`: the keyword and gfx name a call builds for;
+    """`iree_amdgpu_bitcode_library(NAME … GPU_ARCH gfx90a …)`: the keyword and gfx name a call builds for (or
+    the gfx name it takes first: `therock_add_amdgpu_target(gfx942 …)`);
     `ExternalProject_Add(… CMAKE_ARGS -DKokkos_ARCH_AMD_GFX90A=ON)`: the option a sub-build is configured with."""
     values = cmd.values()
     for key, value in itertools.pairwise(values):
         if ARCH_KEYWORD.match(key) and GFX.fullmatch(value):
             return f"{key} {value}"
+    if values and GFX.fullmatch(values[0]) and cmd.name not in NAMING_BUILTINS:
+        # `therock_add_amdgpu_target(gfx942 "MI300A/MI300X" FAMILY …)`: the GPU the call is for, positional
+        return values[0]
     return next((v for v in values if ARCH_DEFINE.match(v)), "")
 
 
