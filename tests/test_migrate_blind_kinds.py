@@ -2800,3 +2800,21 @@ def test_a_project_function_called_once_per_named_gpu(tmp_path: Path) -> None:
                          'add_gpu_target(${EXTRA_TARGET} "user")\n'
                          'add_dependencies(gfx942 generate)\n'})
     assert lines(r, "cmake/targets.cmake") == {4: "RSM109", 5: "RSM109"}
+
+
+def test_directive_only_asm_and_variable_asm_labels_emit_no_instruction(tmp_path: Path) -> None:
+    """hostrpc (batch 139): a template of assembler comments and directives (`.type/.global/.comm`, a symbol the
+    runtime looks for) is the same text for every GPU; a variable declared under a symbol name (`desc asm("….kd")`,
+    here in a macro body) emits nothing. An instruction among the directives, an output operand, or a macro named
+    before its asm stay findings."""
+    r = found(tmp_path, {"k.hip":
+                         '__device__ void* get() {\n'
+                         '  __asm__(\n      "; record need for hostcall support\\n\\t"\n'
+                         '      ".type needs_buf,@object\\n\\t"\n      ".global needs_buf\\n\\t"\n'
+                         '      ".comm needs_buf,4" ::\n          :);\n  return 0;\n}\n'
+                         '#define DECLARE(S) \\\n  extern "C" kernel_descriptor S##_desc asm( \\\n'
+                         '      "__device_" #S "_kernel.kd");\n'
+                         '__device__ void mixed() { asm volatile(".p2align 8\\n\\ts_nop 0"); }\n'
+                         '__device__ int out(int y) { asm(".set x, 1" : "=v"(y)); return y; }\n'
+                         '#define BARRIER asm volatile("s_barrier")\n'})
+    assert lines(r, "k.hip") == {13: "RSM204", 14: "RSM204", 15: "RSM204"}

@@ -77,6 +77,54 @@ def asm_text(raw_lines: list[str], i: int, col: int, strings: Mapping[str, str] 
     return text if end < 0 else text[: end + 1]  # PTX's own `;` ends the template: its opcode is before it
 
 
+_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_OUTPUT = re.compile(r'"[=+]')
+STATEMENT_LINES = 12  # lines an asm statement's template may span
+
+
+def asm_statement(raw_lines: list[str], i: int, col: int) -> str:
+    """The raw text of the asm statement at raw_lines[i][col:] up to its closing parenthesis (string literals
+    skipped), over at most STATEMENT_LINES lines; "" when it does not close there."""
+    text = "\n".join([raw_lines[i][col:], *raw_lines[i + 1 : i + STATEMENT_LINES]]) if i < len(raw_lines) else ""
+    depth, pos = 0, 0
+    while pos < len(text):
+        ch = text[pos]
+        if ch == '"':
+            m = _LITERAL.match(text, pos)
+            if m is None:
+                return ""
+            pos = m.end()
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return text[: pos + 1]
+        pos += 1
+    return ""
+
+
+def directives_only(statement: str) -> bool:
+    """A template of assembler comments and directives only, with no output operand (hostrpc's
+    `__asm__("; hostcall_invoke\\n\\t.type needs_hostcall_buffer,@object\\n\\t.global …\\n\\t.comm …,4" ::)`,
+    a symbol the runtime looks for): the same text for every GPU, no instruction to encode. The SPIR-V backend
+    carries an operand-less template as it is (see EMPTY_ASM); the JIT's assembler reads it for the GPU found.
+    statement: asm_statement's text."""
+    literals = list(_LITERAL.finditer(statement))
+    if not literals:
+        return False
+    template = [literals[0]]
+    for m in literals[1:]:  # the template: adjacent literals, whitespace between
+        if statement[template[-1].end(): m.start()].strip():
+            break
+        template.append(m)
+    if _OUTPUT.search(statement[template[-1].end():]):
+        return False
+    lines = [ln.replace("\\t", " ").strip() for ln in "".join(m.group(1) for m in template).split("\\n")]
+    return all(not ln or ln.startswith((";", "//", ".")) for ln in lines) and any(ln.startswith(".") for ln in lines)
+
+
 def gpu_asm(text: str, visible: bool) -> bool:
     """AMD GPU assembly: GCN/RDNA mnemonics anywhere, or any asm but clearly foreign asm in a device file."""
     if GCN_ASM.search(text):
@@ -86,19 +134,33 @@ def gpu_asm(text: str, visible: bool) -> bool:
     return visible and not FOREIGN_ASM.search(text)
 
 
-def asm_label(line: str, start: int, raw: str, end: int) -> bool:
-    """`int f(int) __asm("llvm.amdgcn.ubfe");` names the symbol of a declaration: no assembly is emitted.
-    (`#define OP(op, x) asm volatile(#op …)`: the `)` closes the macro's parameters, not a declarator.)"""
+# `kernel_descriptor name_desc asm("sym.kd")`: a variable declared under a symbol name (head ends in its name)
+VARIABLE_HEAD = re.compile(r"[A-Za-z_][\w#]*\s*$")
+NOT_DECLARATOR = frozenset({"else", "do", "return", "case", "default", "goto", "volatile", "inline"})
+SYMBOL_TEMPLATE = re.compile(r'\(\s*(?:\\\s*)?"[^"\s\\]*"(?:\s*(?:#\s*\w+|"[^"\s\\]*"|\\))*\s*\)')
+
+
+def asm_label(line: str, start: int, raw: str, end: int, statement: str = "") -> bool:
+    """`int f(int) __asm("llvm.amdgcn.ubfe");` names the symbol of a declaration: no assembly is emitted; so
+    does `T name asm("sym.kd")` (a variable, its template one symbol name: no space, no escape).
+    (`#define OP(op, x) asm volatile(#op …)`: the `)` closes the macro's parameters, not a declarator;
+    `#define BARRIER asm volatile("s_barrier")`: the name is the macro's.) statement: asm_statement's text."""
     head = line[:start]
-    return (head.rstrip().endswith(")") and not MACRO_HEAD.match(head) and not CONTROL_HEAD.search(head)) or \
-        raw[end:].lstrip().startswith('"llvm.')
+    if (head.rstrip().endswith(")") and not MACRO_HEAD.match(head) and not CONTROL_HEAD.search(head)) or \
+            raw[end:].lstrip().startswith('"llvm.'):
+        return True
+    name = VARIABLE_HEAD.search(head)
+    return name is not None and name.group(0).strip() not in NOT_DECLARATOR and \
+        not re.match(r"\s*#\s*define\s+\w+\s*$", head) and bool(SYMBOL_TEMPLATE.match(statement[statement.find("("):]))
 
 
-def _device_asm(scan: SourceScan, text: str) -> Literal["yes", "pending", ""]:
+def _device_asm(scan: SourceScan, text: str, i: int, col: int) -> Literal["yes", "pending", ""]:
     """Whether the statement is AMD GPU assembly. Asm that is neither GCN-shaped nor clearly foreign, in a
     file with no device marker of its own, is device asm only if the file marks its functions with a project
     macro another file defines to __device__ (`LIB_DEV int f(…)`, `#define LIB_DEV __device__` in a config
     header): "pending", reported and kept by the scan once every file is read only if so."""
+    if not GCN_ASM.search(text) and directives_only(asm_statement(scan.raw_lines, i, col)):
+        return ""
     if gpu_asm(text, scan.visible):
         return "yes"
     return "pending" if not scan.visible and gpu_asm(text, True) else ""
@@ -128,9 +190,9 @@ def asm_in_define(scan: SourceScan, d: Directive) -> None:
     for i in range(scan.idx, scan.skip_to + 1):
         for m in INLINE_ASM.finditer(lines[i]):
             raw = raw_lines[i] if i < len(raw_lines) else lines[i]
-            if asm_label(lines[i], m.start(), raw, m.end()):
+            if asm_label(lines[i], m.start(), raw, m.end(), asm_statement(raw_lines, i, m.start())):
                 continue
-            verdict = _device_asm(scan, asm_text(raw_lines, i, m.start()))
+            verdict = _device_asm(scan, asm_text(raw_lines, i, m.start()), i, m.start())
             if verdict == "yes":  # GCN assembly: the macro's finding, in any file
                 report(i, m.start(), verdict)
                 return
@@ -143,9 +205,10 @@ def asm_in_define(scan: SourceScan, d: Directive) -> None:
 def asm_in_code(scan: SourceScan) -> None:
     line, idx, raw_lines = scan.line, scan.idx, scan.raw_lines
     for m in INLINE_ASM.finditer(line):
-        if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end()):
+        if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end(),
+                     asm_statement(raw_lines, idx, m.start())):
             continue
-        verdict = _device_asm(scan, asm_text(raw_lines, idx, m.start(), scan.strings))
+        verdict = _device_asm(scan, asm_text(raw_lines, idx, m.start(), scan.strings), idx, m.start())
         if verdict:
             _add(scan, inline_asm(scan.path, scan.no, m, scan.snippet, scan.conds), verdict)
 
