@@ -2818,3 +2818,17 @@ def test_directive_only_asm_and_variable_asm_labels_emit_no_instruction(tmp_path
                          '__device__ int out(int y) { asm(".set x, 1" : "=v"(y)); return y; }\n'
                          '#define BARRIER asm volatile("s_barrier")\n'})
     assert lines(r, "k.hip") == {13: "RSM204", 14: "RSM204", 15: "RSM204"}
+
+
+def test_a_custom_command_step_for_one_named_gpu(tmp_path: Path) -> None:
+    """TheRock's RCCL pre-translation (batch 140): a custom command whose tools take a gfx name as a word of its
+    own (`--gfx-arch gfx1250`, `--target gfx1250`) is a build step for that GPU. Its COMMENT and a printed
+    sentence are not; `-mcpu=gfx90a` is one RSM103 (not also an RSM109)."""
+    r = found(tmp_path, {"CMakeLists.txt":
+                         'project(p)\nadd_custom_command(OUTPUT a.stamp\n  COMMENT "Translating gfx1250 code"\n'
+                         '  COMMAND python3 -m tools.unbundle --gfx-arch gfx1250 --output-dir out lib.so\n'
+                         '  COMMAND translate --target gfx1250 out)\n'
+                         'add_custom_command(OUTPUT b.co COMMAND clang -target amdgcn-amd-amdhsa -mcpu=gfx90a k.cl'
+                         ' -mcpu gfx90a -o b.co)\n'
+                         'add_custom_target(t COMMAND echo "built for gfx942" COMMENT gfx942)\n'})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM109", 6: "RSM103"}

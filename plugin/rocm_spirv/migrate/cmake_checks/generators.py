@@ -11,6 +11,7 @@ from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, GFX, GPU_OPTION, GPU_OPTION_NAME
 from rocm_spirv.migrate.findings import Redirect, Rule, W
+from rocm_spirv.offload import SPIRV_TARGET
 
 GENERATOR_BUILTINS = frozenset({
     "set", "list", "if", "elseif", "while", "foreach", "message", "string", "option", "set_property",
@@ -102,6 +103,29 @@ def gpu_option_on(cmd: Command) -> str:
     return values[0] if value.upper() in TRUE_WORDS else ""
 
 
+# The keywords of add_custom_command/add_custom_target/execute_process that start a tool's command line
+_COMMAND_KEYWORDS = frozenset({"COMMAND"})
+_OTHER_KEYWORDS = frozenset({"OUTPUT", "COMMENT", "DEPENDS", "BYPRODUCTS", "WORKING_DIRECTORY", "MAIN_DEPENDENCY",
+                             "IMPLICIT_DEPENDS", "DEPFILE", "JOB_POOL", "JOB_SERVER_AWARE", "SOURCES", "VERBATIM",
+                             "USES_TERMINAL", "APPEND", "COMMAND_EXPAND_LISTS", "DEPENDS_EXPLICIT_ONLY", "CODEGEN",
+                             "ALL", "PRE_BUILD", "PRE_LINK", "POST_BUILD", "TARGET", "OUTPUT_VARIABLE",
+                             "ERROR_VARIABLE", "RESULT_VARIABLE", "OUTPUT_QUIET", "ERROR_QUIET", "TIMEOUT"})
+
+
+def command_gpu(cmd: Command) -> str:
+    """The first gfx name a custom command's COMMAND lines pass as a word of their own (`--target gfx1250`)."""
+    in_command = False
+    for a in cmd.args:
+        v = a.value
+        if a.kind == "unquoted" and v in _COMMAND_KEYWORDS:
+            in_command = True
+        elif a.kind == "unquoted" and v in _OTHER_KEYWORDS:
+            in_command = False
+        elif in_command and GFX.fullmatch(v) and v.lower() != SPIRV_TARGET:
+            return v
+    return ""
+
+
 def generator(file: Analyzer, cmd: Command) -> None:
     # in a loop or a branch on the list the option is derived (Kokkos' own table turning KOKKOS_ARCH_${ARCH} into
     # KOKKOS_ARCH_AMD_GFX90A, `set(ARCH_GFX940 1)` under a test of the list): the loop or branch is the construct
@@ -130,6 +154,13 @@ def generator(file: Analyzer, cmd: Command) -> None:
                      "skip the call under SPIR-V (ROCM_SPIRV_OFFLOAD) and build one amdgcnspirv variant if the "
                      "function can; otherwise keep it native (hybrid)", Redirect.BUILD_FILE)
             return
+    if cmd.name in GENERATOR_COMMANDS and file.in_loop_over_targets() is None and \
+            (named := command_gpu(cmd)):
+        # `COMMAND bulk_unbundle --gfx-arch gfx1250 …`: a build step for one named GPU (a flag with `=` is RSM103's)
+        file.add(RSM109, cmd, f"{cmd.name}() runs a step for {named}",
+                 "skip the step under SPIR-V (ROCM_SPIRV_OFFLOAD), or keep that GPU native (hybrid)",
+                 Redirect.BUILD_FILE)
+        return
     if not _receives_targets(file, cmd) or file.in_loop_over_targets() or _printed(file, cmd) or \
             _as_arch_flag(file, cmd):
         return
