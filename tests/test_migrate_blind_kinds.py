@@ -2832,3 +2832,23 @@ def test_a_custom_command_step_for_one_named_gpu(tmp_path: Path) -> None:
                          ' -mcpu gfx90a -o b.co)\n'
                          'add_custom_target(t COMMAND echo "built for gfx942" COMMENT gfx942)\n'})
     assert lines(r, "CMakeLists.txt") == {2: "RSM109", 6: "RSM103"}
+
+
+def test_flags_taken_out_and_backend_options_split_from_their_mllvm(tmp_path: Path) -> None:
+    """oneflow-hip (batch 142): `list(REMOVE_ITEM opts "--offload-arch=gfx906")` takes a flag out (as do FILTER …
+    EXCLUDE and a REPLACE with nothing); `list(APPEND F -mllvm)` then `list(APPEND F -amdgpu-early-inline-all=true)`
+    passes a backend option all the same. A command holding an arch flag and a backend option is one construct:
+    one RSM103 whose message names the option too."""
+    r = found(tmp_path, {"CMakeLists.txt":
+                         'project(p)\nlist(REMOVE_ITEM opts "--offload-arch=gfx906")\n'
+                         'list(FILTER opts EXCLUDE REGEX "--offload-arch=gfx9.*")\n'
+                         'string(REPLACE "--offload-arch=gfx906" "" CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS}")\n'
+                         'list(APPEND HIP_CLANG_FLAGS -mllvm)\n'
+                         'list(APPEND HIP_CLANG_FLAGS -amdgpu-early-inline-all=true)\n'
+                         'list(APPEND HIP_CLANG_FLAGS -amdgpu-target=gfx906)\n'
+                         'target_compile_options(k PRIVATE\n'
+                         '  --offload-arch=gfx942 -mllvm -amdgpu-function-calls=false)\n'})
+    assert lines(r, "CMakeLists.txt") == {6: "RSM105", 7: "RSM104", 8: "RSM103"}
+    (both,) = [f for f in scan(tmp_path).result.findings if f.line == 8]
+    assert "--offload-arch=gfx942" in both.message
+    assert "also backend option -mllvm -amdgpu-function-calls=false (RSM105)" in both.message

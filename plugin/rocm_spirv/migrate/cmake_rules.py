@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rocm_spirv.migrate.cmake_checks import CONDITIONS, DISPATCH, ENDS, EVERY, LOOP_ENDS, SEEN
 from rocm_spirv.migrate.cmake_checks.fixes import notes
@@ -121,15 +121,33 @@ def untemplated(src: str) -> str:
 # One CMake command is one construct: a rule that reports the whole of what it carries covers another's finding
 # on the same command. `set(CMAKE_HIP_ARCHITECTURES "--offload-arch=gfx908")` is a target list set to a flag
 # (RSM101, with its guard and toolchain redirect); its flag (RSM103) is that list's value, not a second construct.
-COVERS: dict[str, frozenset[str]] = {"RSM101": frozenset({"RSM103"}), "RSM103": frozenset({"RSM109"})}
+# A covered finding that says something the coverer does not (a backend option beside an arch flag) is folded
+# into its message (True), the rest dropped (False).
+COVERS: dict[str, dict[str, bool]] = {"RSM101": {"RSM103": False},
+                                      "RSM103": {"RSM109": False, "RSM105": True}}
 
 
 def covered(findings: list[Finding]) -> list[Finding]:
-    """findings without those another finding on the same command covers (COVERS)."""
-    at: dict[tuple[int, int], set[str]] = {}
+    """findings with those another finding on the same command covers (COVERS) dropped or folded into it. Not a
+    finding still to act on under one that is handled: retargeting strips an arch flag (RSM103 handled), not the
+    backend option beside it (RSM105 stays)."""
+    groups: dict[tuple[int, int], list[Finding]] = {}
     for f in findings:
-        at.setdefault((f.line, f.column), set()).update(COVERS.get(f.rule.id, ()))
-    return [f for f in findings if f.rule.id not in at[(f.line, f.column)]]
+        groups.setdefault((f.line, f.column), []).append(f)
+    out: list[Finding] = []
+    for group in groups.values():
+        drop: set[int] = set()
+        also: dict[int, list[str]] = {}
+        for i, f in enumerate(group):
+            cover = COVERS.get(f.rule.id, {})
+            for j, g in enumerate(group):
+                if j != i and i not in drop and g.rule.id in cover and (g.handled or not f.handled):
+                    drop.add(j)
+                    if cover[g.rule.id]:
+                        also.setdefault(i, []).append(f"also {g.message} ({g.rule.id})")
+        out += [replace(f, message="; ".join([f.message, *also[i]])) if i in also else f
+                for i, f in enumerate(group) if i not in drop]
+    return out
 
 
 class Analyzer:

@@ -149,6 +149,18 @@ def _param_defines(file: Analyzer, cmd: Command, words: list[str]) -> None:
             file.arch_defines.add(name)
 
 
+def _removes(cmd: Command) -> bool:
+    """A command that takes words out of a list or a string: list(REMOVE_ITEM …), list(FILTER … EXCLUDE …),
+    string([REGEX ]REPLACE <match> "" …)."""
+    values = cmd.values()
+    if cmd.name == "list":
+        return values[:1] == ["REMOVE_ITEM"] or (values[:1] == ["FILTER"] and "EXCLUDE" in values[2:3])
+    if cmd.name == "string":
+        at = 2 if values[:2] == ["REGEX", "REPLACE"] else 1 if values[:1] == ["REPLACE"] else 0
+        return bool(at) and len(values) > at + 1 and values[at + 1] == ""
+    return False
+
+
 def flags(file: Analyzer, cmd: Command) -> None:
     if cmd.name == "message":
         return  # message(STATUS "flags: ${ROCM_HIPCC_FLAGS}") in a macro, expanded: printed, not passed
@@ -158,6 +170,8 @@ def flags(file: Analyzer, cmd: Command) -> None:
         return
     if not any("-" in v for v in cmd.evaluated) and not file.function():
         return  # every flag this looks for starts with '-' (most commands of a large file pass none)
+    if _removes(cmd):
+        return  # list(REMOVE_ITEM opts "--offload-arch=gfx906"), string(REPLACE "-mllvm …" "" …): taking flags out
     if _c_flags(cmd) or _openmp_flags(file, cmd):
         return
     words = _words(file, cmd)
@@ -174,6 +188,10 @@ def flags(file: Analyzer, cmd: Command) -> None:
     for i, w in enumerate(words):
         option = words[i + 1] if w == "-mllvm" and i + 1 < len(words) else w[len("-mllvm="):] if \
             w.startswith("-mllvm=") else ""
+        # `list(APPEND FLAGS -mllvm)` then `list(APPEND FLAGS -amdgpu-early-inline-all=true)`: the option alone in
+        # its own command is still one (no clang driver option is spelled -amdgpu-…, but hipcc's old -target=)
+        if not option and w.startswith("-amdgpu-") and not w.startswith("-amdgpu-target="):
+            option = w
         if option.startswith(("-amdgpu-", "--amdgpu-")):
             file.add(RSM105, cmd, f"backend option -mllvm {option}", BACKEND_OPTION_FIX, Redirect.BUILD_FILE)
             break
