@@ -203,7 +203,6 @@ class Analyzer:
         # variables set in a branch on the target list (`set(HAS_MI50 TRUE)` under `if(arch STREQUAL gfx906)`),
         # and copies of them: a later if() on one is a branch on the target list, one step removed
         self.arch_switches: set[str] = set()
-        self.assigned: frozenset[str] | None = None  # the variables set()/option() write (branches.py, on demand)
         # project functions handing back an arch list (`set(${out_var} "${_result}" PARENT_SCOPE)` with _result a
         # list of gfx names): the position of that output among the call's arguments
         self.fn_arch_outputs: dict[str, int] = {}
@@ -242,6 +241,11 @@ class Analyzer:
             # subdirectories (those call it, and a tree scanned in part may not hold them)
             self.report.needs[(f.line, f.column)] = ("caller", frozenset({fn}))
         return f
+
+    @functools.cached_property
+    def assigned(self) -> frozenset[str]:
+        """The variables the file's set() and option() commands write."""
+        return frozenset(v[0] for c in self.commands if c.name in ("set", "option") and (v := c.values()))
 
     @functools.cached_property
     def list_gets(self) -> tuple[tuple[int, str, str], ...]:

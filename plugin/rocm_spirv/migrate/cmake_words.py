@@ -30,6 +30,7 @@ KOKKOS_AMD_ARCH = r"(?:AMD_GFX|VEGA|NAVI)\d\w*"
 # builds for that GPU; a test of it is a branch on the target, whatever the project is called
 GPU_OPTION_NAME = rf"\w*ARCH\w*_(?:GFX\d\w*|{KOKKOS_AMD_ARCH})"
 GPU_OPTION = re.compile(f"^{GPU_OPTION_NAME}$", re.IGNORECASE)
+CMAKE_TRUE = frozenset({"1", "ON", "YES", "TRUE", "Y"})  # if(<constant>) is true (a non-zero number too)
 GFX_LOOSE = re.compile(r"gfx", re.IGNORECASE)  # in regexes too: MATCHES "^gfx9", "^gfx[0-9]+$"
 ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)
 GUARD_VAR = "ROCM_SPIRV_OFFLOAD"

@@ -85,7 +85,7 @@ def condition(file: Analyzer, cmd: Command) -> None:
     # option named for one GPU (`if(Kokkos_ARCH_AMD_GFX942 OR …)`) is that comparison made at configure time.
     # Not one this file sets itself (`set(ARCH_GFX940 1)` in a branch on the list): a switch, whose test the
     # branch that set it covers.
-    gpu_options = {n for n in names if GPU_OPTION.match(n) and n not in _assigned(file)}
+    gpu_options = {n for n in names if GPU_OPTION.match(n) and n not in file.assigned}
     targets |= gpu_options
     compared = any(GFX_LOOSE.search(v) for v in values) or ("IN_LIST" in upper and bool(names & file.arch_lists)) \
         or bool(gpu_options)
@@ -96,13 +96,6 @@ def condition(file: Analyzer, cmd: Command) -> None:
         file.add(RSM106, cmd, f"branches on {what}; under amdgcnspirv the per-arch branch is not taken",
                  "decide at JIT time with __builtin_amdgcn_processor_is in device code, or branch on "
                  "ROCM_SPIRV_OFFLOAD", Redirect.BUILD_FILE)
-
-
-def _assigned(file: Analyzer) -> frozenset[str]:
-    """The variables this file's set() and option() commands write."""
-    if file.assigned is None:
-        file.assigned = frozenset(v[0] for c in file.commands if c.name in ("set", "option") and (v := c.values()))
-    return file.assigned
 
 
 _COMPARISONS = frozenset({"MATCHES", "STREQUAL"})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs
-from rocm_spirv.migrate.cmake_words import ARCH_FLAG, GFX, GPU_OPTION, GPU_OPTION_NAME
+from rocm_spirv.migrate.cmake_words import ARCH_FLAG, CMAKE_TRUE, GFX, GPU_OPTION, GPU_OPTION_NAME
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 from rocm_spirv.offload import SPIRV_TARGET
 
@@ -89,9 +89,6 @@ def sub_build_options(cmd: Command) -> str:
     return next((w for v in values[1:] for w in v.split() if ARCH_DEFINE.match(w)), "")
 
 
-TRUE_WORDS = frozenset({"ON", "TRUE", "1", "YES", "Y"})
-
-
 def gpu_option_on(cmd: Command) -> str:
     """`set(Kokkos_ARCH_AMD_GFX942_APU ON CACHE BOOL "" FORCE)`, `option(MYLIB_ARCH_GFX90A "…" ON)`: the option
     for one GPU a command turns on ("" if none)."""
@@ -100,11 +97,11 @@ def gpu_option_on(cmd: Command) -> str:
         return ""
     value = values[1] if cmd.name == "set" and len(values) > 1 else values[2] if cmd.name == "option" and \
         len(values) > 2 else ""
-    return values[0] if value.upper() in TRUE_WORDS else ""
+    return values[0] if value.upper() in CMAKE_TRUE else ""
 
 
-# The keywords of add_custom_command/add_custom_target/execute_process that start a tool's command line
-_COMMAND_KEYWORDS = frozenset({"COMMAND"})
+# The keywords of add_custom_command/add_custom_target/execute_process other than COMMAND (which starts a tool's
+# command line)
 _OTHER_KEYWORDS = frozenset({"OUTPUT", "COMMENT", "DEPENDS", "BYPRODUCTS", "WORKING_DIRECTORY", "MAIN_DEPENDENCY",
                              "IMPLICIT_DEPENDS", "DEPFILE", "JOB_POOL", "JOB_SERVER_AWARE", "SOURCES", "VERBATIM",
                              "USES_TERMINAL", "APPEND", "COMMAND_EXPAND_LISTS", "DEPENDS_EXPLICIT_ONLY", "CODEGEN",
@@ -117,7 +114,7 @@ def command_gpu(cmd: Command) -> str:
     in_command = False
     for a in cmd.args:
         v = a.value
-        if a.kind == "unquoted" and v in _COMMAND_KEYWORDS:
+        if a.kind == "unquoted" and v == "COMMAND":
             in_command = True
         elif a.kind == "unquoted" and v in _OTHER_KEYWORDS:
             in_command = False
