@@ -137,6 +137,7 @@ def gpu_asm(text: str, visible: bool) -> bool:
 # `kernel_descriptor name_desc asm("sym.kd")`: a variable declared under a symbol name (head ends in its name)
 VARIABLE_HEAD = re.compile(r"[A-Za-z_][\w#]*\s*$")
 NOT_DECLARATOR = frozenset({"else", "do", "return", "case", "default", "goto", "volatile", "inline"})
+OBJECT_MACRO_HEAD = re.compile(r"\s*#\s*define\s+\w+\s*$")  # `#define BARRIER asm volatile(…)`
 SYMBOL_TEMPLATE = re.compile(r'\(\s*(?:\\\s*)?"[^"\s\\]*"(?:\s*(?:#\s*\w+|"[^"\s\\]*"|\\))*\s*\)')
 
 
@@ -151,15 +152,15 @@ def asm_label(line: str, start: int, raw: str, end: int, statement: str = "") ->
         return True
     name = VARIABLE_HEAD.search(head)
     return name is not None and name.group(0).strip() not in NOT_DECLARATOR and \
-        not re.match(r"\s*#\s*define\s+\w+\s*$", head) and bool(SYMBOL_TEMPLATE.match(statement[statement.find("("):]))
+        not OBJECT_MACRO_HEAD.match(head) and bool(SYMBOL_TEMPLATE.match(statement[statement.find("("):]))
 
 
-def _device_asm(scan: SourceScan, text: str, i: int, col: int) -> Literal["yes", "pending", ""]:
+def _device_asm(scan: SourceScan, text: str, statement: str) -> Literal["yes", "pending", ""]:
     """Whether the statement is AMD GPU assembly. Asm that is neither GCN-shaped nor clearly foreign, in a
     file with no device marker of its own, is device asm only if the file marks its functions with a project
     macro another file defines to __device__ (`LIB_DEV int f(…)`, `#define LIB_DEV __device__` in a config
     header): "pending", reported and kept by the scan once every file is read only if so."""
-    if not GCN_ASM.search(text) and directives_only(asm_statement(scan.raw_lines, i, col)):
+    if not GCN_ASM.search(text) and directives_only(statement):
         return ""
     if gpu_asm(text, scan.visible):
         return "yes"
@@ -190,9 +191,10 @@ def asm_in_define(scan: SourceScan, d: Directive) -> None:
     for i in range(scan.idx, scan.skip_to + 1):
         for m in INLINE_ASM.finditer(lines[i]):
             raw = raw_lines[i] if i < len(raw_lines) else lines[i]
-            if asm_label(lines[i], m.start(), raw, m.end(), asm_statement(raw_lines, i, m.start())):
+            statement = asm_statement(raw_lines, i, m.start())
+            if asm_label(lines[i], m.start(), raw, m.end(), statement):
                 continue
-            verdict = _device_asm(scan, asm_text(raw_lines, i, m.start()), i, m.start())
+            verdict = _device_asm(scan, asm_text(raw_lines, i, m.start()), statement)
             if verdict == "yes":  # GCN assembly: the macro's finding, in any file
                 report(i, m.start(), verdict)
                 return
@@ -205,10 +207,10 @@ def asm_in_define(scan: SourceScan, d: Directive) -> None:
 def asm_in_code(scan: SourceScan) -> None:
     line, idx, raw_lines = scan.line, scan.idx, scan.raw_lines
     for m in INLINE_ASM.finditer(line):
-        if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end(),
-                     asm_statement(raw_lines, idx, m.start())):
+        statement = asm_statement(raw_lines, idx, m.start())
+        if asm_label(line, m.start(), raw_lines[idx] if idx < len(raw_lines) else line, m.end(), statement):
             continue
-        verdict = _device_asm(scan, asm_text(raw_lines, idx, m.start(), scan.strings), idx, m.start())
+        verdict = _device_asm(scan, asm_text(raw_lines, idx, m.start(), scan.strings), statement)
         if verdict:
             _add(scan, inline_asm(scan.path, scan.no, m, scan.snippet, scan.conds), verdict)
 
