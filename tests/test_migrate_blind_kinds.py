@@ -2852,3 +2852,12 @@ def test_flags_taken_out_and_backend_options_split_from_their_mllvm(tmp_path: Pa
     (both,) = [f for f in scan(tmp_path).result.findings if f.line == 8]
     assert "--offload-arch=gfx942" in both.message
     assert "also backend option -mllvm -amdgpu-function-calls=false (RSM105)" in both.message
+
+
+def test_a_make_host_cpu_flag_is_no_gpu_detection(tmp_path: Path) -> None:
+    """ds4 (batch 144): `NATIVE_CPU_FLAG ?= -mcpu=native` in a Makefile's Darwin branch tunes the host compiler;
+    -mcpu=native for an amdgcn triple, or --offload-arch=native, builds for the build machine's GPU."""
+    r = found(tmp_path, {"Makefile": 'ifeq ($(UNAME_S),Darwin)\nNATIVE_CPU_FLAG ?= -mcpu=native\nendif\n'
+                                     'ROCM_ARCH ?= gfx1151\nHIPFLAGS = --offload-arch=native\n'
+                                     'k.co: k.cl\n\tclang -target amdgcn-amd-amdhsa -mcpu=native k.cl -o k.co\n'})
+    assert lines(r, "Makefile") == {4: "RSM301", 5: "RSM302", 7: "RSM302"}

@@ -260,7 +260,10 @@ def analyze(path: str, text: str) -> FileReport:
             command = _whole_expansion(line.text, fm.start(), fm.start("value")) \
                 if value.startswith(("$(shell", "${shell", "`")) else None
             inline = command is not None and DETECT.search(command) is not None
-            if (value == "native" or refs & detected or inline) and not openmp(line.text):
+            # -mcpu=native beside no GPU triple tunes the host compiler for the build machine's CPU (a Darwin
+            # branch's NATIVE_CPU_FLAG): only --offload-arch=native, or -mcpu=native for amdgcn, names its GPU
+            host_cpu = value == "native" and fm.group(0).startswith("-mcpu") and "amdgcn" not in line.text
+            if (value == "native" or refs & detected or inline) and not host_cpu and not openmp(line.text):
                 flag = command if inline and command is not None else fm.group(0)
                 add(_finding(path, RSM302, line, fm.start() + 1, f"{flag} builds for the build machine's "
                              "GPU", "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES)), "
