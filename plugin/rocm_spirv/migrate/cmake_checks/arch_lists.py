@@ -433,6 +433,10 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             file.add(RSM108, cmd, f"{var} is an allow-list of {len(gfx_items)} arch names; amdgcnspirv is "
                      "not in it", "add amdgcnspirv to the list, or skip the check under SPIR-V",
                      Redirect.BUILD_FILE)
+        elif var not in TARGET_VARS and file.arch_branch():
+            # set(EXPECTED_ARCH "gfx942:sramecc+:xnack-") in `if(TARGET STREQUAL "gfx942")`: the value that branch
+            # picks, one construct with the branch (RSM106); a target list set there is a construct of its own
+            return
         else:
             # a list set to gfx names only where the toolchain file's lists skip; one live set of them pins it
             (file.toolchain_dead_lists if file.toolchain_dead() else file.live_literal_lists).add(var)
