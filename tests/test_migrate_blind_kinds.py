@@ -2871,5 +2871,6 @@ def test_a_value_an_arch_branch_picks_is_that_branch(tmp_path: Path) -> None:
                                            '  set(PROJ_WAVE_FLAG -mwavefrontsize64)\nendif()\n'
                                            'if(NOT CMAKE_HIP_ARCHITECTURES STREQUAL PROJ_EXPECTED_ARCH)\n'
                                            '  message(FATAL_ERROR "needs ${PROJ_EXPECTED_ARCH}")\nendif()\n'
-                                           'if(PROJ_HIP_TARGET STREQUAL "gfx1100")\n  set(GPU_TARGETS gfx1100)\nendif()\n'})
+                                           'if(PROJ_HIP_TARGET STREQUAL "gfx1100")\n'
+                                           '  set(GPU_TARGETS gfx1100)\nendif()\n'})
     assert lines(r, "CMakeLists.txt") == {2: "RSM106", 9: "RSM106", 10: "RSM101"}
