@@ -53,6 +53,9 @@ TARGET_ID = re.compile(f"{GPU_NAME_PATTERN}{FEATURE_SUFFIX_PATTERN}")
 # An AMD arch flag's option names; CUDA's sm_*/compute_* and MUSA's mp_* share --offload-arch.
 ARCH_FLAG_OPTIONS: tuple[str, ...] = ("--offload-arch", "--amdgpu-target", "-amdgpu-target", "--cuda-gpu-arch")
 NON_AMD_ARCH_PREFIXES: tuple[str, ...] = ("sm_", "compute_", "mp_")
+# Those options and -mcpu (a GPU's when its value names one) as one regex alternation: the build-file readers'
+# arch flags in every spelling the compiler takes
+ARCH_OPTION_PATTERN = "(?:" + "|".join(re.escape(o) for o in (*ARCH_FLAG_OPTIONS, "-mcpu")) + ")"
 
 
 @dataclass(frozen=True)

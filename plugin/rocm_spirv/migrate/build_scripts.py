@@ -21,7 +21,7 @@ from rocm_spirv.migrate.cmake_words import DETECT, GFX
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
 from rocm_spirv.migrate.make_rules import ARCH_FLAG, BACKEND_OPTION, names_gpu
 from rocm_spirv.migrate.walk import SCRIPT_KINDS
-from rocm_spirv.offload import ARCH_FLAG_OPTIONS, PROCESSOR_PATTERN, SPIRV_TARGET
+from rocm_spirv.offload import ARCH_FLAG_OPTIONS, ARCH_OPTION_PATTERN, PROCESSOR_PATTERN, SPIRV_TARGET
 
 RSM303 = Rule("RSM303", "script-arch-list", W, "a Python or Bazel build description names gfx targets",
               "A gfx list or default in setup.py, pyproject.toml, a BUILD/.bzl file or .bazelrc (PYTORCH_ROCM_ARCH's "
@@ -194,7 +194,7 @@ def _filters(node: ast.AST, lists: frozenset[str]) -> bool:
 
 OFFLOAD_OPTIONS = tuple(f"{o}=" for o in ARCH_FLAG_OPTIONS)  # the device compiler's spellings, one home
 # f"--offload-arch=gfx{n}" (or -mcpu=gfx{n}): a template that can only name gfx targets
-GFX_TEMPLATE = re.compile(f"(?<![\\w-])(?:{'|'.join(map(re.escape, (*ARCH_FLAG_OPTIONS, '-mcpu')))})=gfx$")
+GFX_TEMPLATE = re.compile(rf"(?<![\w-]){ARCH_OPTION_PATTERN}=gfx$")
 
 
 def _offload_names(tree: ast.AST) -> frozenset[str]:

@@ -31,6 +31,13 @@ KOKKOS_AMD_ARCH = r"(?:AMD_GFX|VEGA|NAVI)\d\w*"
 GPU_OPTION_NAME = rf"\w*ARCH\w*_(?:GFX\d\w*|{KOKKOS_AMD_ARCH})"
 GPU_OPTION = re.compile(f"^{GPU_OPTION_NAME}$", re.IGNORECASE)
 CMAKE_TRUE = frozenset({"1", "ON", "YES", "TRUE", "Y"})  # if(<constant>) is true (a non-zero number too)
+# add_custom_command / add_custom_target / execute_process keywords: COMMAND starts a tool's command line, the
+# others end it
+CUSTOM_COMMAND_KEYWORDS = frozenset({
+    "COMMAND", "OUTPUT", "COMMENT", "DEPENDS", "BYPRODUCTS", "WORKING_DIRECTORY", "MAIN_DEPENDENCY", "IMPLICIT_DEPENDS",
+    "DEPFILE", "JOB_POOL", "JOB_SERVER_AWARE", "SOURCES", "VERBATIM", "USES_TERMINAL", "APPEND", "COMMAND_EXPAND_LISTS",
+    "DEPENDS_EXPLICIT_ONLY", "CODEGEN", "ALL", "PRE_BUILD", "PRE_LINK", "POST_BUILD", "TARGET", "OUTPUT_VARIABLE",
+    "ERROR_VARIABLE", "RESULT_VARIABLE", "OUTPUT_QUIET", "ERROR_QUIET", "TIMEOUT"})
 GFX_LOOSE = re.compile(r"gfx", re.IGNORECASE)  # in regexes too: MATCHES "^gfx9", "^gfx[0-9]+$"
 ALLOW_NAME = re.compile(r"SUPPORTED|ALLOWED|VALID|KNOWN|WHITELIST|ALLOWLIST|ACCEPTED", re.IGNORECASE)
 GUARD_VAR = "ROCM_SPIRV_OFFLOAD"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from rocm_spirv.migrate.cmake_checks.flags import BACKEND_OPTION_FIX, RSM105
 from rocm_spirv.migrate.cmake_words import ARCH_ITEM, DETECT, GFX, KOKKOS_AMD_ARCH, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
-from rocm_spirv.offload import ARCH_FLAG_OPTIONS, LEGACY_PROCESSOR, SPIRV_TARGET
+from rocm_spirv.offload import ARCH_OPTION_PATTERN, LEGACY_PROCESSOR, SPIRV_TARGET
 
 # Make variables projects keep their GPU list in, besides the CMake spellings.
 MAKE_LIST_VARS = TARGET_VARS | {"OFFLOAD_ARCH", "OFFLOAD_ARCHS", "HIP_ARCH", "HIP_ARCHS", "GPU_ARCH", "AMDGPU_ARCH",
@@ -17,8 +17,7 @@ MAKE_LIST_VARS = TARGET_VARS | {"OFFLOAD_ARCH", "OFFLOAD_ARCHS", "HIP_ARCH", "HI
 ASSIGN = re.compile(r"^(?P<override>override\s+)?(?:export\s+)?(?P<var>[A-Za-z_][A-Za-z0-9_.-]*)\s*"
                     r"(?P<op>\?=|::?=|:::=|\+=|!=|=)\s*(?P<value>.*)$")
 # the compiler's arch options (offload.py's list: hipcc's old `-amdgpu-target=` too) and -mcpu, as whole words
-ARCH_FLAG = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(o) for o in (*ARCH_FLAG_OPTIONS, "-mcpu"))
-                       + r")=(?P<value>\S+)")
+ARCH_FLAG = re.compile(rf"(?<![\w-]){ARCH_OPTION_PATTERN}=(?P<value>\S+)")
 REF = re.compile(r"\$[({](?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[)}]")
 GFX_TEMPLATE = re.compile(r"^gfx\$[({]")  # --offload-arch=gfx$(gfx): only gfx names, never amdgcnspirv
 

@@ -16,7 +16,7 @@ from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
 from rocm_spirv.migrate.cmake_words import ALLOW_NAME, ARCH_ITEM, DETECT, ENV_VARS, FINDHIP_LIST, GFX, TARGET_VARS
 from rocm_spirv.migrate.findings import Redirect, Rule, W
-from rocm_spirv.offload import ARCH_FLAG_OPTIONS, SPIRV_TARGET, TOOLCHAIN_LISTS
+from rocm_spirv.offload import ARCH_OPTION_PATTERN, SPIRV_TARGET, TOOLCHAIN_LISTS
 
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
@@ -114,7 +114,7 @@ def _never_read(file: Analyzer, var: str, cmd: Command) -> bool:
 # Uses of a gfx name that name nothing: conditions (reported as RSM106), messages, loops.
 _READS = frozenset({"if", "elseif", "while", "message", "foreach"})
 _ARCH_PROPERTY = frozenset({"HIP_ARCHITECTURES", "CUDA_ARCHITECTURES", "AMDGPU_TARGETS", "GPU_TARGETS"})
-_ARCH_WORD = re.compile(r"^(?:(?:" + "|".join(map(re.escape, (*ARCH_FLAG_OPTIONS, "-mcpu"))) + r")=)?\$\{(\w+)\}$")
+_ARCH_WORD = re.compile(rf"^(?:{ARCH_OPTION_PATTERN}=)?\$\{{(\w+)\}}$")
 
 
 def _names_after(file: Analyzer, var: str, cmd: Command) -> bool:

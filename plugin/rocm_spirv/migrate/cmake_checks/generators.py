@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Arg, Command, refs
-from rocm_spirv.migrate.cmake_words import ARCH_FLAG, CMAKE_TRUE, GFX, GPU_OPTION, GPU_OPTION_NAME
+from rocm_spirv.migrate.cmake_words import (
+    ARCH_FLAG,
+    CMAKE_TRUE,
+    CUSTOM_COMMAND_KEYWORDS,
+    GFX,
+    GPU_OPTION,
+    GPU_OPTION_NAME,
+)
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 from rocm_spirv.offload import SPIRV_TARGET
 
@@ -100,15 +107,6 @@ def gpu_option_on(cmd: Command) -> str:
     return values[0] if value.upper() in CMAKE_TRUE else ""
 
 
-# The keywords of add_custom_command/add_custom_target/execute_process other than COMMAND (which starts a tool's
-# command line)
-_OTHER_KEYWORDS = frozenset({"OUTPUT", "COMMENT", "DEPENDS", "BYPRODUCTS", "WORKING_DIRECTORY", "MAIN_DEPENDENCY",
-                             "IMPLICIT_DEPENDS", "DEPFILE", "JOB_POOL", "JOB_SERVER_AWARE", "SOURCES", "VERBATIM",
-                             "USES_TERMINAL", "APPEND", "COMMAND_EXPAND_LISTS", "DEPENDS_EXPLICIT_ONLY", "CODEGEN",
-                             "ALL", "PRE_BUILD", "PRE_LINK", "POST_BUILD", "TARGET", "OUTPUT_VARIABLE",
-                             "ERROR_VARIABLE", "RESULT_VARIABLE", "OUTPUT_QUIET", "ERROR_QUIET", "TIMEOUT"})
-
-
 def command_gpu(cmd: Command) -> str:
     """The first gfx name a custom command's COMMAND lines pass as a word of their own (`--target gfx1250`)."""
     in_command = False
@@ -116,7 +114,7 @@ def command_gpu(cmd: Command) -> str:
         v = a.value
         if a.kind == "unquoted" and v == "COMMAND":
             in_command = True
-        elif a.kind == "unquoted" and v in _OTHER_KEYWORDS:
+        elif a.kind == "unquoted" and v in CUSTOM_COMMAND_KEYWORDS:
             in_command = False
         elif in_command and GFX.fullmatch(v) and v.lower() != SPIRV_TARGET:
             return v

@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING
 from rocm_spirv.migrate.cmake_checks.flags import RSM103
 from rocm_spirv.migrate.cmake_checks.topic import Topic
 from rocm_spirv.migrate.cmake_lexer import Command, refs
-from rocm_spirv.migrate.cmake_words import AMDGCN_TRIPLE, ARCH_FLAG, GFX_LOOSE, TARGET_VARS, cmd_words, flag_words
+from rocm_spirv.migrate.cmake_words import (
+    AMDGCN_TRIPLE,
+    ARCH_FLAG,
+    CUSTOM_COMMAND_KEYWORDS,
+    GFX_LOOSE,
+    TARGET_VARS,
+    cmd_words,
+    flag_words,
+)
 from rocm_spirv.migrate.findings import Redirect, Rule, W
 
 DEFINES_SOURCES = frozenset({"target_sources", "add_library", "add_executable", "add_definitions",
@@ -37,9 +45,6 @@ TARGET_OPTIONS = frozenset({"target_compile_options", "target_link_options", "ta
                             "add_compile_options", "add_link_options"})
 
 
-_CUSTOM_KEYWORDS = frozenset({"COMMAND", "OUTPUT", "DEPENDS", "COMMENT", "WORKING_DIRECTORY", "BYPRODUCTS",
-                              "VERBATIM", "ALL", "SOURCES", "USES_TERMINAL", "JOB_POOL", "DEPFILE", "MAIN_DEPENDENCY",
-                              "IMPLICIT_DEPENDS", "APPEND", "COMMAND_EXPAND_LISTS", "JOB_SERVER_AWARE"})
 _FILE_OPS = frozenset({"create_symlink", "copy", "copy_if_different", "copy_directory", "make_directory", "rm",
                        "remove", "remove_directory", "touch", "echo"})
 
@@ -51,7 +56,7 @@ def _file_operations(cmd: Command) -> bool:
         return False
     words = [a.value for a in cmd.args]
     starts = [i + 1 for i, w in enumerate(words) if w == "COMMAND"]
-    if cmd.name == "add_custom_target" and len(words) > 1 and words[1] not in _CUSTOM_KEYWORDS:
+    if cmd.name == "add_custom_target" and len(words) > 1 and words[1] not in CUSTOM_COMMAND_KEYWORDS:
         starts.insert(0, 1)  # add_custom_target(name cmd args… COMMAND …)
     return bool(starts) and all(words[i:i + 2] == ["${CMAKE_COMMAND}", "-E"] and len(words) > i + 2 and
                                 words[i + 2] in _FILE_OPS for i in starts)
