@@ -2874,3 +2874,37 @@ def test_a_value_an_arch_branch_picks_is_that_branch(tmp_path: Path) -> None:
                                            'if(PROJ_HIP_TARGET STREQUAL "gfx1100")\n'
                                            '  set(GPU_TARGETS gfx1100)\nendif()\n'})
     assert lines(r, "CMakeLists.txt") == {2: "RSM106", 9: "RSM106", 10: "RSM101"}
+
+
+def test_an_arch_macro_defined_by_hand_in_a_build_file(tmp_path: Path) -> None:
+    """PENNANT (batch 145): a Cray Makefile's `CPPFLAGS += -DUSE_MPI -D__HIP_ARCH_GFX908__` defines old hipcc's
+    per-target macro for every compile, so the SPIR-V pass takes the gfx908 launch bounds too; so does a CMake
+    definition of clang's `__gfx90a__`. A statement that also hard-codes the arch flag is that flag's construct,
+    and a project's own GFX-named switch is no compiler macro."""
+    r = found(tmp_path, {"Makefile": "CPPFLAGS := -I.\nCPPFLAGS += -DUSE_MPI -D__HIP_ARCH_GFX908__\n"
+                                     "CFLAGS = -D__HIP_ARCH_GFX90A__=1 --offload-arch=gfx90a -x hip\n"
+                                     "CXXFLAGS += -DPAL_BUILD_GFX12\n",
+                         "CMakeLists.txt": "project(p LANGUAGES HIP)\nadd_compile_definitions(__gfx90a__)\n"
+                                           "add_definitions(-DUSE_MPI -D__HIP_ARCH_GFX908__=1)\n"
+                                           "add_library(k k.hip)\ntarget_compile_definitions(k PRIVATE __GFX9__)\n"
+                                           "target_compile_options(k PRIVATE -D__gfx942__ --offload-arch=gfx942)\n"
+                                           "add_compile_definitions(PROJ_GFX942 HAVE_MPI)\n"
+                                           "if(GPU_TARGETS MATCHES gfx11)\n  add_compile_definitions(__gfx1100__)\n"
+                                           "endif()\n"})
+    assert lines(r, "Makefile") == {2: "RSM302", 3: "RSM302"}
+    assert {k: v for k, v in lines(r, "CMakeLists.txt").items() if v != "RSM120"} == \
+        {2: "RSM103", 3: "RSM103", 5: "RSM103", 6: "RSM103", 8: "RSM106"}
+    messages = {f.line: f.message for f in scan(tmp_path).result.findings if f.path == "CMakeLists.txt"}
+    assert "defines __gfx90a__ by hand" in messages[2] and "--offload-arch=gfx942" in messages[6]
+
+
+def test_a_project_function_given_a_literal_gfx_list_or_its_own_list(tmp_path: Path) -> None:
+    """clpeak (batch 146): `embed_rocm_kernels(… ARCHS "gfx942;gfx950" …)` builds for a quoted gfx list, one
+    construct per call; a call given a list variable this file sets to gfx names is part of that set(), while one
+    given the toolchain's target list stays a construct of its own."""
+    r = found(tmp_path, {"CMakeLists.txt": 'project(p LANGUAGES HIP)\nset(PROJ_CDNA "gfx90a;gfx942")\n'
+                                           'embed_kernels(TARGET t ARCHS "${PROJ_CDNA}" KERNELS a)\n'
+                                           'embed_kernels(TARGET t ARCHS "gfx942;gfx950" KERNELS b)\n'
+                                           'embed_kernels(TARGET t ARCHS "${GPU_TARGETS}" KERNELS c)\n'
+                                           'embed_kernels(TARGET t ARCHS "gfx942;sm_90" KERNELS d)\n'})
+    assert lines(r, "CMakeLists.txt") == {2: "RSM101", 4: "RSM109", 5: "RSM109"}

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from rocm_spirv.migrate.cmake_checks.flags import BACKEND_OPTION_FIX, RSM105
 from rocm_spirv.migrate.cmake_words import ARCH_ITEM, DETECT, GFX, KOKKOS_AMD_ARCH, TARGET_VARS
 from rocm_spirv.migrate.findings import FileReport, Finding, Redirect, Rule, W
+from rocm_spirv.migrate.pp import HAND_ARCH_DEFINE
 from rocm_spirv.offload import ARCH_OPTION_PATTERN, LEGACY_PROCESSOR, SPIRV_TARGET
 
 # Make variables projects keep their GPU list in, besides the CMake spellings.
@@ -162,8 +163,9 @@ def _detected(lines: list[_Line]) -> set[str]:
 
 def analyze(path: str, text: str) -> FileReport:
     report = FileReport(path, "make")
+    # -mcpu=fiji: a legacy processor name; GFX: -D__HIP_ARCH_GFX908__
     if "gfx" not in text and "offload-arch" not in text and "amdgpu-target" not in text and "-amdgpu-" not in text \
-            and "-mcpu=" not in text and "KOKKOS_ARCH" not in text:  # -mcpu=fiji: a legacy processor name
+            and "-mcpu=" not in text and "KOKKOS_ARCH" not in text and "GFX" not in text:
         return report
     lists: set[str] = set()  # variables set to arch names here: flags built from them are theirs
     add = report.findings.append
@@ -268,6 +270,14 @@ def analyze(path: str, text: str) -> FileReport:
                              "GPU", "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES)), "
                              "then `make HIP_ARCHITECTURES=amdgcnspirv`", Redirect.BUILD_FILE))
                 break
+        if len(report.findings) == before and (dm := HAND_ARCH_DEFINE.search(line.text)) is not None and \
+                not _said(line.text, dm.start()) and not openmp(line.text):
+            # `CPPFLAGS += -D__HIP_ARCH_GFX908__` (PENNANT's Cray Makefile): the macro clang or old hipcc defines
+            # for one GPU, now in every compile; a statement that also hard-codes an arch flag is that flag's
+            add(_finding(path, RSM302, line, dm.start() + 1, f"-D{dm.group('name')} defines a GPU's arch macro for "
+                         "every compile: the SPIR-V device pass takes that GPU's branches too",
+                         "drop it; the compiler defines the arch macros of each native target itself (under "
+                         "SPIR-V none: branch at JIT time in device code)", Redirect.BUILD_FILE))
         bo = next((o for o in BACKEND_OPTION.finditer(line.text) if not _said(line.text, o.start())), None)
         if bo is not None and not openmp(line.text):
             # HIPCC_FLAGS = … -mllvm -amdgpu-early-inline-all=true: the SPIR-V JIT compile never sees it. One

@@ -44,6 +44,11 @@ DEVICE_UNDEFINED = frozenset({
 # clang also names the processor and target id in strings for generic targets (`__amdgcn_target_id__`).
 ARCH_MACRO = re.compile(rf"\b__({ARCH_MACRO_NAME_PATTERN})__\b|\b__amdgcn_(?:processor|target_id)__\b")
 _ARCH_NAME = re.compile(rf"^__({ARCH_MACRO_NAME_PATTERN})__$")
+# A build that defines one of those by hand (`CPPFLAGS += -D__HIP_ARCH_GFX908__`, `add_compile_definitions(__gfx90a__)`,
+# old hipcc's per-target `__HIP_ARCH_GFX908__`): every compile, the SPIR-V device pass included, takes that GPU's
+# branches.
+HAND_ARCH_MACRO = rf"__(?:{ARCH_MACRO_NAME_PATTERN})__|__HIP_ARCH_GFX[0-9]{{1,4}}[A-Z0-9]*__"
+HAND_ARCH_DEFINE = re.compile(rf"(?<![\w-])-D\s*(?P<name>{HAND_ARCH_MACRO})(?![\w])")
 
 # Per-arch macros a project's build defines from its target list (KOKKOS_ARCH_AMD_GFX90A, PROJ_ARCH_GFX942):
 # undefined for amdgcnspirv, where no gfx target is chosen. Only when no scanned source #defines them.

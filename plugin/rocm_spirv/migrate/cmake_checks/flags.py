@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.arch_lists import user_input
+from rocm_spirv.migrate.cmake_checks.branches import DEFINE_COMMANDS
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.generators import GENERATOR_COMMANDS
 from rocm_spirv.migrate.cmake_checks.topic import Topic
@@ -15,6 +16,7 @@ from rocm_spirv.migrate.cmake_conditions import REF
 from rocm_spirv.migrate.cmake_lexer import Command, refs, split_list
 from rocm_spirv.migrate.cmake_words import ARCH_FLAG, FLAGS_VAR, GFX, cmd_words, compiler_flag, option_target
 from rocm_spirv.migrate.findings import E, Redirect, Rule, W
+from rocm_spirv.migrate.pp import HAND_ARCH_DEFINE, HAND_ARCH_MACRO
 from rocm_spirv.offload import SPIRV_TARGET, TOOLCHAIN_LISTS
 
 if TYPE_CHECKING:
@@ -161,12 +163,43 @@ def _removes(cmd: Command) -> bool:
     return False
 
 
+_DEFINE_SCOPES = frozenset({"PRIVATE", "PUBLIC", "INTERFACE", "BEFORE"})
+_HAND_DEFINE_WORD = re.compile(rf"^(?:-D)?({HAND_ARCH_MACRO})(?:=.*)?$")
+
+
+def hand_arch_define(file: Analyzer, cmd: Command) -> bool:
+    """`add_compile_definitions(__gfx90a__)`, `add_definitions(-D__HIP_ARCH_GFX908__)`: a macro clang (or old hipcc)
+    defines for one GPU, defined by hand for every compile, so the SPIR-V device pass takes that GPU's branches too.
+    Reported where no arch flag rides on the same command (one command, one construct); in a branch on the target
+    list or a loop over it, that branch or loop is the construct."""
+    if cmd.name in DEFINE_COMMANDS:
+        values = cmd.values()[1:] if cmd.name == "target_compile_definitions" else cmd.values()
+        names = [m.group(1) for v in values if v not in _DEFINE_SCOPES and (m := _HAND_DEFINE_WORD.match(v))]
+    elif cmd.name in COMPILE_OPTIONS or cmd.name in ("set", "string", "list"):
+        if not any("-D" in v for v in cmd.evaluated):
+            return False
+        words = _words(file, cmd)
+        if any(ARCH_FLAG.match(w) for w in words):
+            return False
+        names = [m.group("name") for w in words if (m := HAND_ARCH_DEFINE.fullmatch(w.split("=", 1)[0]))]
+    else:
+        return False
+    if not names or file.in_loop_over_targets() is not None or file.arch_branch() or _removes(cmd):
+        return False
+    file.add(RSM103, cmd, f"defines {names[0]} by hand for every compile: the SPIR-V device pass takes that GPU's "
+             "branches too", "drop it; the compiler defines each native target's arch macros itself (under SPIR-V "
+             "none: branch at JIT time in device code)", Redirect.BUILD_FILE)
+    return True
+
+
 def flags(file: Analyzer, cmd: Command) -> None:
     if cmd.name == "message":
         return  # message(STATUS "flags: ${ROCM_HIPCC_FLAGS}") in a macro, expanded: printed, not passed
     if PROBE.match(cmd.name):
         # check_cxx_compiler_flag("-amdgpu-target=gfx906 -Werror" OK), check_cxx_compiler_flag("-mllvm --amdgpu-…"):
         # a configure-time probe whose compile ships nothing; where the flag is then used is the finding
+        return
+    if hand_arch_define(file, cmd):
         return
     if not any("-" in v for v in cmd.evaluated) and not file.function():
         return  # every flag this looks for starts with '-' (most commands of a large file pass none)

@@ -18,7 +18,7 @@ from rocm_spirv.migrate.cmake_words import (
     GPU_OPTION_NAME,
 )
 from rocm_spirv.migrate.findings import Redirect, Rule, W
-from rocm_spirv.offload import SPIRV_TARGET
+from rocm_spirv.offload import SPIRV_TARGET, TOOLCHAIN_LISTS
 
 GENERATOR_BUILTINS = frozenset({
     "set", "list", "if", "elseif", "while", "foreach", "message", "string", "option", "set_property",
@@ -72,7 +72,8 @@ def literal_arch(cmd: Command) -> str:
     `ExternalProject_Add(… CMAKE_ARGS -DKokkos_ARCH_AMD_GFX90A=ON)`: the option a sub-build is configured with."""
     values = cmd.values()
     for key, value in itertools.pairwise(values):
-        if ARCH_KEYWORD.match(key) and GFX.fullmatch(value):
+        # `ARCHS gfx942`, or a quoted list of gfx names (clpeak's `embed_rocm_kernels(… ARCHS "gfx942;gfx950" …)`)
+        if ARCH_KEYWORD.match(key) and value and all(GFX.fullmatch(v) for v in value.split(";")):
             return f"{key} {value}"
     if values and GFX.fullmatch(values[0]) and cmd.name not in NAMING_BUILTINS:
         # `therock_add_amdgpu_target(gfx942 "MI300A/MI300X" FAMILY …)`: the GPU the call is for, positional
@@ -157,7 +158,7 @@ def generator(file: Analyzer, cmd: Command) -> None:
                  Redirect.BUILD_FILE)
         return
     if not _receives_targets(file, cmd) or file.in_loop_over_targets() or _printed(file, cmd) or \
-            _as_arch_flag(file, cmd):
+            _as_arch_flag(file, cmd) or _own_lists_only(file, cmd):
         return
     values = cmd.values()
     if cmd.name not in GENERATOR_COMMANDS and cmd.args and cmd.args[0].kind == "unquoted" and \
@@ -184,6 +185,19 @@ def _mentioning(file: Analyzer, cmd: Command) -> list[Arg]:
     """The command's arguments that reference an arch list."""
     arch = file.arch_names()
     return [a for a in cmd.args if {r.name for r in refs(a.value) if r.kind in ("var", "cache")} & arch]
+
+
+def _own_lists_only(file: Analyzer, cmd: Command) -> bool:
+    """`embed_rocm_kernels(… ARCHS "${CLPEAK_ROCM_CDNA}" …)` with CLPEAK_ROCM_CDNA a set() of gfx names this file
+    reports (RSM101): the list is the construct where it is written, the project function's call passing it on is
+    part of it (what the function does per arch is reported in its body). The target lists the toolchain file sets
+    are not (their set() is handled there, the call is what stays), nor is a custom command running a tool on the
+    list (no body of the project's to report: `COMMAND gen.py --archs ${HIP_ARCH}` is the construct)."""
+    if cmd.name in GENERATOR_COMMANDS:
+        return False
+    names = {r.name for a in _mentioning(file, cmd) for r in refs(a.value) if r.kind in ("var", "cache")}
+    own = file.literal_lists
+    return bool(names) and names <= own and names.isdisjoint(TOOLCHAIN_LISTS)
 
 
 def _as_arch_flag(file: Analyzer, cmd: Command) -> bool:
