@@ -44,10 +44,11 @@ DEVICE_UNDEFINED = frozenset({
 # clang also names the processor and target id in strings for generic targets (`__amdgcn_target_id__`).
 ARCH_MACRO = re.compile(rf"\b__({ARCH_MACRO_NAME_PATTERN})__\b|\b__amdgcn_(?:processor|target_id)__\b")
 _ARCH_NAME = re.compile(rf"^__({ARCH_MACRO_NAME_PATTERN})__$")
-# A build that defines one of those by hand (`CPPFLAGS += -D__HIP_ARCH_GFX908__`, `add_compile_definitions(__gfx90a__)`,
-# old hipcc's per-target `__HIP_ARCH_GFX908__`): every compile, the SPIR-V device pass included, takes that GPU's
-# branches.
-HAND_ARCH_MACRO = rf"__(?:{ARCH_MACRO_NAME_PATTERN})__|__HIP_ARCH_GFX[0-9]{{1,4}}[A-Z0-9]*__"
+# Old hipcc defined __HIP_ARCH_GFX908__=1 per target. A build that defines one of those or clang's by hand
+# (`CPPFLAGS += -D__HIP_ARCH_GFX908__`, `add_compile_definitions(__gfx90a__)`): every compile, the SPIR-V device pass
+# included, takes that GPU's branches.
+HIP_ARCH_MACRO = r"__HIP_ARCH_GFX[0-9]{1,4}[A-Z0-9]*__"
+HAND_ARCH_MACRO = rf"__(?:{ARCH_MACRO_NAME_PATTERN})__|{HIP_ARCH_MACRO}"
 HAND_ARCH_DEFINE = re.compile(rf"(?<![\w-])-D\s*(?P<name>{HAND_ARCH_MACRO})(?![\w])")
 
 # Per-arch macros a project's build defines from its target list (KOKKOS_ARCH_AMD_GFX90A, PROJ_ARCH_GFX942):
@@ -58,7 +59,7 @@ IDENT = re.compile(r"[A-Za-z_]\w*")  # a C identifier (a macro name in a conditi
 # -D__HIP_ARCH_GFX900__=1 per target, a setup.py's -D__ROCM_ARCH_GFX942 from the detected GPU; not SYCL's
 # __SYCL_TARGET_AMD_GPU_GFX90A__, no HIP compile's): named after RDNA/CDNA or a GFX generation, defined by no
 # scanned source.
-BUILD_ARCH_MACRO = re.compile(r"(?<!\w)(?:__HIP_ARCH_GFX[0-9]{1,4}[A-Z0-9]*__"
+BUILD_ARCH_MACRO = re.compile(rf"(?<!\w)(?:{HIP_ARCH_MACRO}"
                               r"|_*(?!SYCL_)(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_)?GFX[0-9]{1,4}[a-z]?[A-Z0-9_]*"
                               r"|(?:[A-Z][A-Z0-9]*_)*[RC]DNA[1-4](?:_[A-Z0-9]+)*)\b")
 # A project's configure-time copy of the wave size (PROJ_AMDGCN_WAVEFRONT_SIZE, RAJA_HIP_WAVESIZE): no value
