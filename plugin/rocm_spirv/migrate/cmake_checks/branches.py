@@ -158,12 +158,16 @@ def arch_define(file: Analyzer, cmd: Command) -> None:
     if not any(b.kind == "if" and ({n for a in b.cmd.args for n in arg_names(a)} & arch or b.arch_branch)
                for b in file.stack):
         return
+    file.arch_defines.update(defined_macros(cmd))
+
+
+def defined_macros(cmd: Command) -> list[str]:
+    """The macros a DEFINE_COMMANDS command defines for the compile (`add_compile_definitions(X Y=1)`,
+    `add_definitions(-DX)`: only its -D words define, the rest are flags; `target_compile_definitions(t PRIVATE X)`)."""
     values = cmd.values()
     words = values[1:] if cmd.name == "target_compile_definitions" else values
-    for w in words:
-        m = _DEFINE_WORD.match(w)
-        if m and w not in ("PRIVATE", "PUBLIC", "INTERFACE") and (cmd.name != "add_definitions" or w.startswith("-D")):
-            file.arch_defines.add(m.group(1))
+    return [m.group(1) for w in words if (m := _DEFINE_WORD.match(w)) and w not in ("PRIVATE", "PUBLIC", "INTERFACE")
+            and (cmd.name != "add_definitions" or w.startswith("-D"))]
 
 
 TOPIC = Topic(rules=(RSM106,), condition=condition,

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.arch_lists import user_input
-from rocm_spirv.migrate.cmake_checks.branches import DEFINE_COMMANDS
+from rocm_spirv.migrate.cmake_checks.branches import DEFINE_COMMANDS, defined_macros
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.generators import GENERATOR_COMMANDS
 from rocm_spirv.migrate.cmake_checks.topic import Topic
@@ -163,8 +163,7 @@ def _removes(cmd: Command) -> bool:
     return False
 
 
-_DEFINE_SCOPES = frozenset({"PRIVATE", "PUBLIC", "INTERFACE", "BEFORE"})
-_HAND_DEFINE_WORD = re.compile(rf"^(?:-D)?({HAND_ARCH_MACRO})(?:=.*)?$")
+_HAND_MACRO = re.compile(HAND_ARCH_MACRO)
 
 
 def hand_arch_define(file: Analyzer, cmd: Command) -> bool:
@@ -173,8 +172,7 @@ def hand_arch_define(file: Analyzer, cmd: Command) -> bool:
     Reported where no arch flag rides on the same command (one command, one construct); in a branch on the target
     list or a loop over it, that branch or loop is the construct."""
     if cmd.name in DEFINE_COMMANDS:
-        values = cmd.values()[1:] if cmd.name == "target_compile_definitions" else cmd.values()
-        names = [m.group(1) for v in values if v not in _DEFINE_SCOPES and (m := _HAND_DEFINE_WORD.match(v))]
+        names = [n for n in defined_macros(cmd) if _HAND_MACRO.fullmatch(n)]
     elif cmd.name in COMPILE_OPTIONS or cmd.name in ("set", "string", "list"):
         if not any("-D" in v for v in cmd.evaluated):
             return False
