@@ -2908,3 +2908,20 @@ def test_a_project_function_given_a_literal_gfx_list_or_its_own_list(tmp_path: P
                                            'embed_kernels(TARGET t ARCHS "${GPU_TARGETS}" KERNELS c)\n'
                                            'embed_kernels(TARGET t ARCHS "gfx942;sm_90" KERNELS d)\n'})
     assert lines(r, "CMakeLists.txt") == {2: "RSM101", 4: "RSM109", 5: "RSM109"}
+
+
+def test_a_make_arch_variable_read_only_by_sycl_flags(tmp_path: Path) -> None:
+    """OPS (batch 153): its icpx make files set `HIP_ARCH=gfx90a` per product name for
+    `-fsycl -fsycl-targets=amdgcn-amd-amdhsa -Xsycl-target-backend --offload-arch=$(HIP_ARCH)` only, another
+    compiler's device build; the same assignment read by a hipcc flag is a per-arch target list."""
+    sycl = ("ifeq ($(AMD_ARCH),MI200)\nHIP_ARCH=gfx90a\nendif\nSYCLCXX = icpx\n"
+            "SYCL_FLAGS := -fsycl -fsycl-targets=amdgcn-amd-amdhsa -Xsycl-target-backend --offload-arch=$(HIP_ARCH)\n")
+    r = found(tmp_path, {"Makefile.icx": sycl,
+                         "Makefile.clang": sycl + "HIPFLAGS = -x hip --offload-arch=$(HIP_ARCH)\n",
+                         "Makefile.omp": "GPU = gfx942\nFFLAGS = -fopenmp --offload-arch=$(GPU)\nFC = amdflang\n"
+                                         "F90FLAGS = $(FFLAGS)\n",
+                         "Makefile.unread": "HIP_ARCH = gfx942\n"})
+    assert lines(r, "Makefile.icx") == {}
+    assert lines(r, "Makefile.clang") == {2: "RSM301"}
+    assert lines(r, "Makefile.omp") == {}
+    assert lines(r, "Makefile.unread") == {1: "RSM301"}

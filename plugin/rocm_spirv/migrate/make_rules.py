@@ -102,6 +102,9 @@ OPENMP = re.compile(r"(?<![\w-])-fopenmp\b")
 FORTRAN = re.compile(r"(?<![\w-])(?:amdflang|flang(?:-new)?)\b")
 # a Makefile that compiles HIP: `-fopenmp` beside an arch flag there is host OpenMP in a HIP compile (MMseqs2's
 # libmarv: `NVCC_FLAGS = --offload-arch=native -fopenmp` with COMPILER = hipcc)
+# SYCL's compile for AMD GPUs (`icpx -fsycl -fsycl-targets=amdgcn-amd-amdhsa -Xsycl-target-backend
+# --offload-arch=$(HIP_ARCH)`): another compiler's device build, which a HIP toolchain does not reach
+SYCL = re.compile(r"(?<![\w-])-fsycl\b")
 HIP_MAKE = re.compile(r"\bhipcc\b|-x\s*hip\b|--hip-link\b|\.hip\b")
 BACKEND_OPTION = re.compile(r"(?<!\S)-mllvm(?:\s+|=)(?P<option>--?amdgpu-\S+)")  # RSM105, as in CMake
 
@@ -179,6 +182,13 @@ def analyze(path: str, text: str) -> FileReport:
     def openmp(line: str) -> bool:
         """An OpenMP offload line, no HIP compile: Fortran, or -fopenmp in a Makefile that compiles no HIP."""
         return FORTRAN.search(line) is not None or (not hip and OPENMP.search(line) is not None)
+
+    def other_compiler(var: str) -> bool:
+        """Every line of this file that reads var is a SYCL or OpenMP offload line (OPS' icpx make files set
+        `HIP_ARCH=gfx90a` for `-fsycl-targets=amdgcn-amd-amdhsa … --offload-arch=$(HIP_ARCH)` only)."""
+        readers = [r.text for r in logical if re.search(_expansion(var), r.text) and not
+                   (not r.recipe and (a := ASSIGN.match(r.text.strip())) is not None and a.group("var") == var)]
+        return bool(readers) and all(SYCL.search(t) is not None or openmp(t) for t in readers)
     for line in logical:
         word = None if line.recipe else MAKE_CONDITIONAL.match(line.text)
         if word is not None:
@@ -225,6 +235,8 @@ def analyze(path: str, text: str) -> FileReport:
                 continue
             if gfx and (names_only or (var in MAKE_LIST_VARS and not ARCH_FLAG.search(value))):
                 lists.add(var)
+                if other_compiler(var):
+                    continue
                 if m.group("override"):
                     add(_finding(path, RSM301, line, 1, f"override {var} {op} {' '.join(gfx)}: the command "
                                  "line cannot change it", f"drop `override`, then `make {var}=amdgcnspirv`",
