@@ -2925,3 +2925,26 @@ def test_a_make_arch_variable_read_only_by_sycl_flags(tmp_path: Path) -> None:
     assert lines(r, "Makefile.clang") == {2: "RSM301"}
     assert lines(r, "Makefile.omp") == {}
     assert lines(r, "Makefile.unread") == {1: "RSM301"}
+
+
+def test_a_cu_fragment_whose_helpers_a_sibling_of_its_unit_calls(tmp_path: Path) -> None:
+    """NexusMiner (batch 156): cump.cuh ends with `#include "cump.cu"`, which includes asm.cu (inline carry
+    helpers: `#if defined(__gfx1030__)` RDNA2 assembly, `#else` GCN assembly, the SPIR-V path) beside
+    cump_montgomery.cu, which calls them; asm.cu names its helpers only once, yet the unit it ends up in calls
+    them. A fragment whose helpers no file of its unit names emits nothing."""
+    helper = ("__device__ __forceinline__ unsigned add_cc(unsigned a, unsigned b) {\n  unsigned r;\n"
+              "  #if defined(__gfx1030__)\n  asm volatile(\"V_ADD_CO_U32 %0, vcc_lo, %1, %2;\" : \"=v\"(r) : \"v\"(a), "
+              "\"v\"(b));\n  #else\n  asm volatile(\"V_ADD_CO_U32 %0, vcc, %1, %2;\" : \"=v\"(r) : \"v\"(a), "
+              "\"v\"(b));\n  #endif\n  return r;\n}\n")
+    r = found(tmp_path, {
+        "fermat/cump.cuh": ('#ifndef CUMP_CUH\n#define CUMP_CUH\n#include <hip/hip_runtime.h>\n'
+                            "template <int B> __device__ void square(unsigned* x);\n#include \"cump.cu\"\n#endif\n"),
+        "fermat/cump.cu": '#include "asm.cu"\n#include "cump_montgomery.cu"\n',
+        "fermat/asm.cu": helper,
+        "fermat/cump_montgomery.cu": ('#include "cump.cuh"\ntemplate <int B> __device__ void square(unsigned* x) '
+                                      "{ x[0] = add_cc(x[0], x[1]); }\n"),
+        "fermat/kernels.cu": ('#include "cump.cuh"\n__global__ void k(unsigned* x) { square<1>(x); }\n'),
+        "other/pack.cu": '#include "unused.cu"\n__global__ void k2() {}\n',
+        "other/unused.cu": helper})
+    assert lines(r, "fermat/asm.cu") == {3: "RSM201", 6: "RSM204"}
+    assert lines(r, "other/unused.cu") == {}

@@ -307,6 +307,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
     if name_counts is not None:
         _drop_uninstantiated(kernel_reports, name_counts.once())
     if includers is not None:
+        includers.settle()
         _drop_unnamed_locals(local_reports, includers.named, includers.included)
     if helper_uses is not None:
         helper_uses.drop_unused()
@@ -499,9 +500,60 @@ _WORD = re.compile(r"\b[A-Za-z_]\w*")  # an identifier where \bNAME\b would matc
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">]+)[">]', re.M)
 
 
+MAX_FRAGMENT_FILES = 20_000
+
+
+def _folder_above(path: str) -> str:
+    """The folder above a file's own, as a prefix of the paths under it ("" at the top two levels)."""
+    above = posixpath.dirname(posixpath.dirname(path))
+    return above + "/" if above else ""
+
+
+def _fragment_units(edges: dict[str, tuple[str, ...]], fragments: list[str]) -> list[tuple[set[str], set[str]]]:
+    """Per fragment, the files that #include it (theirs up to the top too), and the files of the translation
+    units holding it: those, and every file the tops reach through their #includes (edges: each file's #include
+    words). Bounded by MAX_CLOSURE files per fragment."""
+    by_suffix: dict[str, str] = {}
+    for path in edges:
+        parts = path.split("/")
+        for i in range(len(parts)):
+            by_suffix.setdefault("/".join(parts[i:]), path)
+    down: dict[str, list[str]] = {}
+    up: dict[str, set[str]] = {}
+    for path, includes in edges.items():
+        for inc in includes:
+            local = posixpath.normpath(posixpath.join(posixpath.dirname(path), inc))
+            target = local if local in edges else by_suffix.get(posixpath.normpath(inc), local)
+            down.setdefault(path, []).append(target)
+            up.setdefault(target, set()).add(path)
+    out = []
+    for fragment in fragments:
+        tops, todo, seen = set(), [fragment], {fragment}
+        while todo and len(seen) < MAX_CLOSURE:
+            cur = todo.pop()
+            parents = up.get(cur, set())
+            if not parents - {fragment}:
+                tops.add(cur)
+            for parent in parents:
+                if parent not in seen:
+                    seen.add(parent)
+                    todo.append(parent)
+        # a cycle of #includes (a header ending with `#include "impl.cu"`, which includes the header back) has
+        # no top: every file met on the way up is one
+        unit, todo = set(seen), list(tops or seen)
+        while todo and len(unit) < MAX_CLOSURE:
+            for child in down.get(todo.pop(), ()):
+                if child not in unit:
+                    unit.add(child)
+                    todo.append(child)
+        out.append((seen - {fragment}, unit))
+    return out
+
+
 class _IncluderNames:
     """Per translation unit, the names of its never-named inline code that a file #including it names (a
-    `*_bridge.cpp` with `#include "phi4.hip"`)."""
+    `*_bridge.cpp` with `#include "phi4.hip"`), or, for a kernel-less fragment, any file of the units it ends
+    up in (_fragment_units)."""
 
     def __init__(self, reports: list[FileReport]) -> None:
         self.by_name: dict[str, list[FileReport]] = {}
@@ -509,8 +561,34 @@ class _IncluderNames:
             self.by_name.setdefault(posixpath.basename(r.path), []).append(r)
         self.named: dict[str, set[str]] = {r.path: set() for r in reports}
         self.included: set[str] = set()  # the units some scanned file #includes
+        # A kernel-less unit pulled into a bigger one with its siblings (NexusMiner's cump.cuh ends with
+        # `#include "cump.cu"`, which includes asm.cu beside cump_montgomery.cu, the file calling asm.cu's
+        # helpers): every file's #include words and the fragments' helper names it says, to find the units
+        # the fragment ends up in once every file is read (settle)
+        self.fragments = [r for r in reports if r.fragment]
+        self.fragment_names = frozenset(n for r in self.fragments for n in r.local_units)
+        # kept for the files near a fragment only (under the folder above its own), at most MAX_FRAGMENT_FILES:
+        # the scan keeps nothing per file of a whole tree
+        self.near = tuple(dict.fromkeys(_folder_above(r.path) for r in self.fragments))
+        self.edges: dict[str, tuple[str, ...]] = {}
+        self.says: dict[str, set[str]] = {}
+
+    def settle(self) -> None:
+        if not self.fragments:
+            return
+        for r, (includers, unit) in zip(self.fragments, _fragment_units(self.edges, [r.path for r in self.fragments]),
+                                        strict=True):
+            if includers:
+                self.included.add(r.path)
+            for member in unit - {r.path}:
+                self.named[r.path] |= self.says.get(member, set()) & r.local_units.keys()
 
     def take(self, rel: str, text: str) -> None:
+        if self.fragments and rel.startswith(self.near) and len(self.edges) < MAX_FRAGMENT_FILES:
+            if "include" in text:
+                self.edges[rel] = tuple(_INCLUDE.findall(text))
+            if any(n in text for n in self.fragment_names):
+                self.says[rel] = set(IDENT.findall(source_rules.strip(text))) & self.fragment_names
         if not any(n in text for n in self.by_name):
             return
         words: set[str] | None = None
