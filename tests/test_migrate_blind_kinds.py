@@ -2948,3 +2948,21 @@ def test_a_cu_fragment_whose_helpers_a_sibling_of_its_unit_calls(tmp_path: Path)
         "other/unused.cu": helper})
     assert lines(r, "fermat/asm.cu") == {3: "RSM201", 6: "RSM204"}
     assert lines(r, "other/unused.cu") == {}
+
+
+def test_a_nested_include_resolves_beside_the_header_saying_it(tmp_path: Path) -> None:
+    """The include graph looks `#include "config.hpp"` up beside the header that says it (include/lib/), not
+    beside the translation unit at the top: a CPU backend's own config.hpp elsewhere, defining the same macro in
+    live code, is another file."""
+    r = found(tmp_path, {
+        "include/lib/arch.hpp": "#if defined(__gfx90a__) || defined(__gfx942__)\n#define LIB_HAS_MFMA 1\n#endif\n",
+        "include/lib/config.hpp": '#include "arch.hpp"\n',
+        "include/lib/gemm.hpp": '#include "config.hpp"\n',
+        "cpu/config.hpp": "#define LIB_HAS_MFMA 1\nstatic inline void spin() { asm volatile(\"pause\"); }\n",
+        "src/k.hip": ('#include "../include/lib/gemm.hpp"\n#if LIB_HAS_MFMA\n'
+                      "__global__ void k(float4* c) {\n"
+                      "  c[0] = __builtin_amdgcn_mfma_f32_16x16x4f32(1.f, 2.f, c[0], 0, 0, 0);\n}\n"
+                      "#endif\n"),
+    })
+    assert lines(r, "src/k.hip") == {}
+    assert lines(r, "include/lib/arch.hpp") == {1: "RSM201"}

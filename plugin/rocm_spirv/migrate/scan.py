@@ -302,8 +302,8 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
         _drop_uncalled(report, cmake_calls, looped_functions)
     _drop_arch_derived(result, derived)
     _drop_foreign(result, foreign - named - live_macros - arch_macros)
-    _drop_include_derived(result, graph, derived)
-    _drop_project_warp(result, graph, warp_decls)
+    _drop_include_derived(result, graph, derived, base)
+    _drop_project_warp(result, graph, warp_decls, base)
     if name_counts is not None:
         _drop_uninstantiated(kernel_reports, name_counts.once())
     if includers is not None:
@@ -665,17 +665,17 @@ MAX_CLOSURE = 256  # headers followed from one file: enough for a library's own 
 
 
 def _drop_include_derived(result: ScanResult, graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]],
-                          derived: set[str]) -> None:
+                          derived: set[str], base: Path | None = None) -> None:
     """A macro some header derives from arch macros is undefined under SPIR-V for every file that includes that
     header (through the project's own #includes), even where an unrelated file of the scan defines it in live
     code (a CPU backend's own HAS_X): the include graph decides, not the whole scan."""
     if not graph:
         return
-    closure = _closures(graph)
+    closure = _closures(graph, base)
     for report in result.files:
         if report.kind != "source" or not any(f.conditions for f in report.findings) or report.path not in graph:
             continue
-        seen = closure(report.path)
+        seen = closure(report.path) & graph.keys()
         arch = set().union(*(graph[p][0] for p in seen))
         live = set().union(*(graph[p][1] for p in seen))
         local = derived | (arch - live)
@@ -684,23 +684,46 @@ def _drop_include_derived(result: ScanResult, graph: dict[str, tuple[frozenset[s
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
 
 
-def _closures(graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]]) -> Callable[[str], set[str]]:
-    """The files a file reaches through the project's own #includes (itself included), bounded by MAX_CLOSURE."""
+def _closures(graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]],
+              base: Path | None = None) -> Callable[[str], set[str]]:
+    """The files a file reaches through the project's own #includes (itself included), bounded by MAX_CLOSURE.
+    A header the graph does not hold (one that only includes others: `config.hpp` with `#include "arch.hpp"`)
+    is read again from base for its #include lines when a closure passes through it: the scan keeps nothing of
+    the files it read with nothing to say."""
     by_suffix: dict[str, str] = {}
     for path in graph:
         parts = path.split("/")
         for i in range(len(parts)):
             by_suffix.setdefault("/".join(parts[i:]), path)
+    read: dict[str, tuple[str, ...] | None] = {}  # include words of files outside the graph; None: no such file
+
+    def includes_of(path: str) -> tuple[str, ...] | None:
+        if path in graph:
+            return graph[path][2]
+        if base is None or path == ".." or path.startswith("../") or posixpath.isabs(path):
+            return None
+        if path not in read:
+            text = _read(os.path.join(base, path)).text
+            read[path] = None if text is None else tuple(_INCLUDE.findall(text)) if "include" in text else ()
+        return read[path]
 
     def resolve(inc: str, frm: str) -> str | None:
-        local = posixpath.normpath(posixpath.join(posixpath.dirname(frm), inc))
-        return local if local in graph else by_suffix.get(posixpath.normpath(inc))
+        # beside the file saying it, then above it (`<proj/y.hpp>` from include/proj/x.hpp, -Iinclude)
+        folder = posixpath.dirname(frm)
+        while True:
+            candidate = posixpath.normpath(posixpath.join(folder, inc))
+            if includes_of(candidate) is not None:
+                return candidate
+            if not folder:
+                return by_suffix.get(posixpath.normpath(inc))
+            folder = posixpath.dirname(folder)
 
     def closure(path: str) -> set[str]:
         seen, todo = {path}, [path]
         while todo and len(seen) < MAX_CLOSURE:
-            for inc in graph[todo.pop()][2]:
-                target = resolve(inc, path)
+            cur = todo.pop()
+            for inc in includes_of(cur) or ():
+                target = resolve(inc, cur)
                 if target is not None and target not in seen:
                     seen.add(target)
                     todo.append(target)
@@ -709,12 +732,12 @@ def _closures(graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, 
 
 
 def _drop_project_warp(result: ScanResult, graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, ...]]],
-                       decls: set[str]) -> None:
+                       decls: set[str], base: Path | None = None) -> None:
     """A file that includes one declaring a constant of its own named warpSize (mallocMC's `constexpr auto
     warpSize = __AMDGCN_WAVEFRONT_SIZE`, itself the RSM202) means that constant: no RSM203 of its uses."""
     if not decls:
         return
-    closure = _closures(graph)
+    closure = _closures(graph, base)
     for report in result.files:
         if report.kind == "source" and report.path in graph and \
                 any(f.message == wave_size.WARP_CONSTANT for f in report.findings) and \
