@@ -3,6 +3,7 @@ real-shaped tree each: written to a temporary folder and scanned whole, as `rocm
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -2966,3 +2967,24 @@ def test_a_nested_include_resolves_beside_the_header_saying_it(tmp_path: Path) -
     })
     assert lines(r, "src/k.hip") == {}
     assert lines(r, "include/lib/arch.hpp") == {1: "RSM201"}
+
+
+def test_make_files_named_like_sources_are_read_as_make(tmp_path: Path) -> None:
+    """SW4CK (batch 157): `src/configs/make.CC`, `make.hip` and `make.amdclang` are machine files its Makefiles
+    include (`MORE_FLAGS = … -x hip --offload-arch=gfx90a`); the name's suffix says C++/HIP or nothing, the text
+    says make. A make.cpp holding C++ stays a source; make.bat is no build file; a FIFO named make.hip does not
+    hang the walk."""
+    flags = "CXX = CC\nMORE_FLAGS = -O3 -x hip --offload-arch=gfx90a\nLINKFLAGS = --hip-link --offload-arch=gfx90a\n"
+    (tmp_path / "fifo").mkdir()
+    os.mkfifo(tmp_path / "fifo" / "make.hip")
+    r = found(tmp_path, {"configs/make.CC": flags, "configs/make.hip": flags, "configs/make.amdclang": flags,
+                         "tools/make.cpp": ("#include <hip/hip_runtime.h>\nint x = 1;\n#if defined(__gfx90a__)\n"
+                                            "__device__ int f() { return 1; }\n#endif\n"),
+                         "docs/make.bat": "set BUILD=--offload-arch=gfx90a\nset OTHER=1\n"})
+    for name in ("make.CC", "make.hip", "make.amdclang"):
+        assert lines(r, f"configs/{name}") == {2: "RSM302", 3: "RSM302"}
+    assert lines(r, "tools/make.cpp") == {3: "RSM207"}  # an arch #if picking a function: a source finding
+    assert lines(r, "docs/make.bat") == {}
+    # the FIFO is refused in one line, as any source that is no regular file
+    errors = {x.path: x.error for x in scan(tmp_path).result.files if x.error}
+    assert "not a regular file" in errors["fifo/make.hip"]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from rocm_spirv.fsutil import open_regular
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile", "make.inc"})
 # Makefile.kokkos, and the variants a project keeps beside its main one (EigenG-Batched's Makefile_hip and
@@ -65,6 +68,36 @@ def classify(name: str) -> str | None:
     return script_kind(name)
 
 
+# SW4's `configs/make.CC`, `configs/make.hip`, `configs/make.amdclang` (machine files a Makefile includes) carry
+# a source suffix or none the scan knows; a file named make.<suffix> is read as make when its text is make's:
+# assignments, no C statement or #include (make.bat, make.sh and the like are something else)
+MAKE_NAMED = "make."
+NOT_MAKE_SUFFIXES = frozenset({"bat", "cmd", "ps1", "sh", "bash", "zsh", "jl", "md", "rst", "txt", "json", "yml",
+                               "yaml", "toml", "html", "log"})
+SNIFF_BYTES = 16384
+_MAKE_ASSIGN = re.compile(r"^(?:export\s+|override\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*(?:[:+?!]|::)?=(?!=)", re.M)
+_C_SIGNS = re.compile(r"^\s*#\s*(?:include|define|pragma|if|ifdef|ifndef)\b|;\s*$|^\s*[{}]\s*$", re.M)
+
+
+def make_shaped(text: str) -> bool:
+    """Whether a file's text reads as a make file: two assignments or more, and nothing C-like."""
+    return len(_MAKE_ASSIGN.findall(text)) >= 2 and _C_SIGNS.search(text) is None
+
+
+def refine(path: str, name: str, kind: str | None) -> str | None:
+    """The kind of a file whose name alone misleads: make.<suffix> holding make text (read once, the first
+    SNIFF_BYTES, without blocking on a FIFO)."""
+    if kind not in ("source", None) or not name.startswith(MAKE_NAMED) or \
+            name[len(MAKE_NAMED):].lower() in NOT_MAKE_SUFFIXES or "." in name[len(MAKE_NAMED):]:
+        return kind
+    try:
+        with open_regular(Path(path)) as f:
+            head = f.read(SNIFF_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return kind  # the scan reports what it cannot read
+    return "make" if make_shaped(head) else kind
+
+
 def excluded(rel: str, patterns: Sequence[str]) -> bool:
     """rel is '/'-separated. A pattern matches the whole path, any path suffix, or a single name;
     a trailing '/' or '/**' matches a directory and everything below it."""
@@ -90,7 +123,7 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
     as (its path + '/', UNREADABLE): a gate must not pass on files it never saw. A file reached by
     two paths (a symlink and its target, two symlinks) is yielded once, under the first path."""
     if root.is_file():
-        kind = classify(root.name)
+        kind = refine(str(root), root.name, classify(root.name))
         if kind is not None:
             yield root.name, kind
         return
@@ -118,7 +151,7 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
                         and not os.path.exists(os.path.join(e.path, "CMakeCache.txt"))):
                     subdirs.append((e.path, r + "/"))
                 continue
-            kind = classify(e.name)
+            kind = refine(e.path, e.name, classify(e.name)) if e.name.startswith(MAKE_NAMED) else classify(e.name)
             if kind is not None and not excluded(r, exclude):
                 if e.is_symlink():
                     links.append((os.path.realpath(e.path), r, kind))
