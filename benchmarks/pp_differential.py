@@ -191,9 +191,6 @@ def run_repo(name: str, git: Path, per_repo: int, jobs: int, compiler: Any) -> d
         root.mkdir()
         commit = extract(git, root)
         oracle = Oracle(root, [], compiler, jobs)
-        work = Path(tmp) / "tu"
-        work.mkdir()
-        oracle.tmp = Path(tmp)
         results: list[TuResult] = []
         index = header_index(root)
         for i, rel in enumerate(sample):
@@ -202,7 +199,7 @@ def run_repo(name: str, git: Path, per_repo: int, jobs: int, compiler: Any) -> d
                 continue
             argv = (compiler.path, "-x", "hip", "-std=c++17", *(f"-I{d}" for d in include_dirs(root, path, index)),
                     "-c", str(path))
-            results.append(oracle._tu(work, i, str(path), Entry(str(path), str(path.parent), argv, ""), None))
+            results.append(oracle.translation_unit(Path(tmp), i, Entry(str(path), str(path.parent), argv, "")))
         regions: dict[tuple[str, int], device.Region] = {}
         findings: list[dict[str, Any]] = []
         for r in results:

@@ -258,6 +258,14 @@ class Oracle:
             seen.setdefault((f.path, f.line, f.rule.id), f)
         out.findings += sorted(seen.values(), key=lambda f: (f.path, f.line, f.rule.id))
 
+    def translation_unit(self, scratch: Path, index: int, entry: compile_db.Entry) -> TuResult:
+        """One translation unit's pass from a compile command made outside a configure (no SPIR-V configure's
+        entry: the SPIR-V device flags are added to it); scratch holds its temporary files."""
+        self.tmp = scratch
+        work = scratch / "tu"
+        work.mkdir(exist_ok=True)
+        return self._tu(work, index, entry.file, entry, None)
+
     def _tu(self, work: Path, index: int, path: str, native: compile_db.Entry,
             spirv: compile_db.Entry | None) -> TuResult:
         res = TuResult(path)
