@@ -84,9 +84,10 @@ def make_shaped(text: str) -> bool:
     return len(_MAKE_ASSIGN.findall(text)) >= 2 and _C_SIGNS.search(text) is None
 
 
-def refine(path: str, name: str, kind: str | None) -> str | None:
-    """The kind of a file whose name alone misleads: make.<suffix> holding make text (read once, the first
-    SNIFF_BYTES, without blocking on a FIFO)."""
+def file_kind(path: str, name: str) -> str | None:
+    """classify's answer, or for a file whose name alone misleads (make.<suffix> holding make text) what its
+    first SNIFF_BYTES say (read once, without blocking on a FIFO). The one answer walk and _walked give."""
+    kind = classify(name)
     if kind not in ("source", None) or not name.startswith(MAKE_NAMED) or \
             name[len(MAKE_NAMED):].lower() in NOT_MAKE_SUFFIXES or "." in name[len(MAKE_NAMED):]:
         return kind
@@ -123,7 +124,7 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
     as (its path + '/', UNREADABLE): a gate must not pass on files it never saw. A file reached by
     two paths (a symlink and its target, two symlinks) is yielded once, under the first path."""
     if root.is_file():
-        kind = refine(str(root), root.name, classify(root.name))
+        kind = file_kind(str(root), root.name)
         if kind is not None:
             yield root.name, kind
         return
@@ -151,8 +152,12 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
                         and not os.path.exists(os.path.join(e.path, "CMakeCache.txt"))):
                     subdirs.append((e.path, r + "/"))
                 continue
-            kind = refine(e.path, e.name, classify(e.name)) if e.name.startswith(MAKE_NAMED) else classify(e.name)
-            if kind is not None and not excluded(r, exclude):
+            kind = classify(e.name)
+            if (kind is None and not e.name.startswith(MAKE_NAMED)) or excluded(r, exclude):
+                continue
+            if e.name.startswith(MAKE_NAMED):
+                kind = file_kind(e.path, e.name)  # read only once it is not excluded
+            if kind is not None:
                 if e.is_symlink():
                     links.append((os.path.realpath(e.path), r, kind))
                 else:
@@ -188,5 +193,5 @@ def _walked(real: str, top: str, exclude: Sequence[str]) -> bool:
         mode = os.lstat(real).st_mode
     except OSError:
         return False
-    return not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode) and classify(parts[-1]) is not None and \
-        not excluded("/".join(parts), exclude)
+    return not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode) and not excluded("/".join(parts), exclude) and \
+        file_kind(real, parts[-1]) is not None
