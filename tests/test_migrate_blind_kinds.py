@@ -2988,3 +2988,12 @@ def test_make_files_named_like_sources_are_read_as_make(tmp_path: Path) -> None:
     # the FIFO is refused in one line, as any source that is no regular file
     errors = {x.path: x.error for x in scan(tmp_path).result.files if x.error}
     assert "not a regular file" in errors["fifo/make.hip"]
+
+
+def test_a_make_named_file_reached_by_a_link_is_one_file(tmp_path: Path) -> None:
+    """A machine file read as make by its text (make.amdclang), reached by its own name and by a link named as a
+    make include (Makefile.lumi -> make.amdclang): one file, reported once under its own name."""
+    found(tmp_path, {"configs/make.amdclang": "CXX = amdclang++\nMORE_FLAGS = -x hip --offload-arch=gfx90a\n"})
+    (tmp_path / "configs" / "Makefile.lumi").symlink_to("make.amdclang")
+    r = {(f.path, f.line, f.rule.id) for f in scan(tmp_path).result.findings}
+    assert r == {("configs/make.amdclang", 2, "RSM302")}
