@@ -7,7 +7,7 @@ import os
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -503,6 +503,29 @@ _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">]+)[">]', re.M)
 MAX_FRAGMENT_FILES = 20_000
 
 
+def _suffix_index(paths: Iterable[str]) -> dict[str, str]:
+    """Every path by each of its '/'-suffixes (the first path wins): where `#include "lib/x.h"` may point."""
+    out: dict[str, str] = {}
+    for path in paths:
+        parts = path.split("/")
+        for i in range(len(parts)):
+            out.setdefault("/".join(parts[i:]), path)
+    return out
+
+
+def _resolve(inc: str, frm: str, known: Callable[[str], bool], by_suffix: dict[str, str]) -> str | None:
+    """The file an #include names, as the project's own -I folders would find it: beside the file saying it, then
+    above it (`<proj/y.hpp>` from include/proj/x.hpp, -Iinclude), then any known file ending so."""
+    folder = posixpath.dirname(frm)
+    while True:
+        candidate = posixpath.normpath(posixpath.join(folder, inc))
+        if known(candidate):
+            return candidate
+        if not folder:
+            return by_suffix.get(posixpath.normpath(inc))
+        folder = posixpath.dirname(folder)
+
+
 def _folder_above(path: str) -> str:
     """The folder above a file's own, as a prefix of the paths under it ("" at the top two levels)."""
     above = posixpath.dirname(posixpath.dirname(path))
@@ -513,17 +536,14 @@ def _fragment_units(edges: dict[str, tuple[str, ...]], fragments: list[str]) -> 
     """Per fragment, the files that #include it (theirs up to the top too), and the files of the translation
     units holding it: those, and every file the tops reach through their #includes (edges: each file's #include
     words). Bounded by MAX_CLOSURE files per fragment."""
-    by_suffix: dict[str, str] = {}
-    for path in edges:
-        parts = path.split("/")
-        for i in range(len(parts)):
-            by_suffix.setdefault("/".join(parts[i:]), path)
+    by_suffix = _suffix_index(edges)
     down: dict[str, list[str]] = {}
     up: dict[str, set[str]] = {}
     for path, includes in edges.items():
         for inc in includes:
-            local = posixpath.normpath(posixpath.join(posixpath.dirname(path), inc))
-            target = local if local in edges else by_suffix.get(posixpath.normpath(inc), local)
+            # a file with no #include of its own has no edges: reached by its path beside the includer
+            target = _resolve(inc, path, edges.__contains__, by_suffix) or \
+                posixpath.normpath(posixpath.join(posixpath.dirname(path), inc))
             down.setdefault(path, []).append(target)
             up.setdefault(target, set()).add(path)
     out = []
@@ -690,11 +710,7 @@ def _closures(graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, 
     A header the graph does not hold (one that only includes others: `config.hpp` with `#include "arch.hpp"`)
     is read again from base for its #include lines when a closure passes through it: the scan keeps nothing of
     the files it read with nothing to say."""
-    by_suffix: dict[str, str] = {}
-    for path in graph:
-        parts = path.split("/")
-        for i in range(len(parts)):
-            by_suffix.setdefault("/".join(parts[i:]), path)
+    by_suffix = _suffix_index(graph)
     read: dict[str, tuple[str, ...] | None] = {}  # include words of files outside the graph; None: no such file
 
     def includes_of(path: str) -> tuple[str, ...] | None:
@@ -707,23 +723,15 @@ def _closures(graph: dict[str, tuple[frozenset[str], frozenset[str], tuple[str, 
             read[path] = None if text is None else tuple(_INCLUDE.findall(text)) if "include" in text else ()
         return read[path]
 
-    def resolve(inc: str, frm: str) -> str | None:
-        # beside the file saying it, then above it (`<proj/y.hpp>` from include/proj/x.hpp, -Iinclude)
-        folder = posixpath.dirname(frm)
-        while True:
-            candidate = posixpath.normpath(posixpath.join(folder, inc))
-            if includes_of(candidate) is not None:
-                return candidate
-            if not folder:
-                return by_suffix.get(posixpath.normpath(inc))
-            folder = posixpath.dirname(folder)
+    def known(path: str) -> bool:
+        return includes_of(path) is not None
 
     def closure(path: str) -> set[str]:
         seen, todo = {path}, [path]
         while todo and len(seen) < MAX_CLOSURE:
             cur = todo.pop()
             for inc in includes_of(cur) or ():
-                target = resolve(inc, cur)
+                target = _resolve(inc, cur, known, by_suffix)
                 if target is not None and target not in seen:
                     seen.add(target)
                     todo.append(target)
