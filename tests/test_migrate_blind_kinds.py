@@ -2997,3 +2997,21 @@ def test_a_make_named_file_reached_by_a_link_is_one_file(tmp_path: Path) -> None
     (tmp_path / "configs" / "Makefile.lumi").symlink_to("make.amdclang")
     r = {(f.path, f.line, f.rule.id) for f in scan(tmp_path).result.findings}
     assert r == {("configs/make.amdclang", 2, "RSM302")}
+
+
+def test_a_helper_called_only_where_spirv_compiles_nothing(tmp_path: Path) -> None:
+    """tnn-miner (batch 159): an inline helper holding `v_dot8_u32_u4` assembly is called only under
+    `#if (AMD_VDOT_U32_U4)`, a macro derived from arch tests: the SPIR-V pass never calls it, so it emits nothing
+    there and the `#if` is the one construct. A helper the SPIR-V path calls too keeps its finding."""
+    unit = ("#include <hip/hip_runtime.h>\n"
+            "#if defined(__gfx906__) || defined(__gfx1030__)\n#define AMD_VDOT 1\n#endif\n"
+            "__device__ __forceinline__ unsigned dot8(unsigned a, unsigned b, unsigned c) {\n"
+            "  unsigned r;\n"
+            "  asm volatile(\"v_dot8_u32_u4 %0, %1, %2, %3;\" : \"=v\"(r) : \"r\"(a), \"r\"(b), \"v\"(c));\n"
+            "  return r;\n}\n"
+            "__global__ void k(unsigned* x) {\n#if (AMD_VDOT)\n  x[0] = dot8(x[1], x[2], x[0]);\n#else\n"
+            "  x[0] += x[1] * x[2];\n#endif\n}\n")
+    r = found(tmp_path, {"only/k.hip": unit,
+                         "both/k.hip": unit.replace("  x[0] += x[1] * x[2];\n", "  x[0] = dot8(x[2], x[1], 0);\n")})
+    assert lines(r, "only/k.hip") == {2: "RSM201"}
+    assert lines(r, "both/k.hip") == {2: "RSM201", 7: "RSM204"}

@@ -317,6 +317,9 @@ class SourceScan:
     # one (calls only under `#if defined(__gfx12__)` are that test's, and SPIR-V never compiles them)
     bound: dict[str, Finding] = field(default_factory=dict)
     names: frozenset[str] | None = None  # every identifier of the file, once some asm needs them (need_device)
+    # indices of the lines only an arch branch SPIR-V never takes compiles: a helper called only there emits
+    # nothing under SPIR-V (tnn-miner's v_dot8_u32_u4 asm, called only under `#if AMD_VDOT_U32_U4`)
+    arch_dead_lines: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         report, stripped = self.report, self.stripped
@@ -627,6 +630,8 @@ def analyze(path: str, text: str, arch_derived: frozenset[str] = frozenset(),
         if idx in directives:
             scan.directive()
         else:
+            if not scan.live and scan.arch_dead():
+                scan.arch_dead_lines.add(idx)
             scan.code()
     _drop_absorbed(scan)
     _drop_dead(scan)
@@ -722,7 +727,10 @@ def _tag_unused_candidates(scan: SourceScan) -> None:
         units = [*(_function_units(text, _DEVICE, _EMITTED_ON_USE, template=False) if "__device__" in text
                    else ()), *(_macro_units(text) if "define" in text else ())]
         names = {u[0] for u in units}
-        once = {n for n, c in Counter(m.group() for m in IDENT.finditer(text) if m.group() in names).items()
+        said = text
+        if scan.arch_dead_lines:  # a name said only where SPIR-V compiles nothing is not called under SPIR-V
+            said = "\n".join("" if i in scan.arch_dead_lines else t for i, t in enumerate(text.split("\n")))
+        once = {n for n, c in Counter(m.group() for m in IDENT.finditer(said) if m.group() in names).items()
                 if c == 1}
         for name, begin, end in units:
             if name in once:
