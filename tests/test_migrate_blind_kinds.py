@@ -3015,3 +3015,20 @@ def test_a_helper_called_only_where_spirv_compiles_nothing(tmp_path: Path) -> No
                          "both/k.hip": unit.replace("  x[0] += x[1] * x[2];\n", "  x[0] = dot8(x[2], x[1], 0);\n")})
     assert lines(r, "only/k.hip") == {2: "RSM201"}
     assert lines(r, "both/k.hip") == {2: "RSM201", 7: "RSM204"}
+
+
+def test_a_constexpr_wrapper_of_a_library_wave_size_as_a_template_default(tmp_path: Path) -> None:
+    """mray (batch 163): `static constexpr uint32_t WarpSize() { return rocprim::device_warp_size(); }` then
+    `template<uint32_t LOGICAL_WARP_SIZE = WarpSize()>`: the wrapper's call is rocPRIM's compile-time wave size,
+    one construct where it is used as a constant (not at the wrapper, nor at a run-time use); in rocPRIM's own
+    tree, which defines device_warp_size, its definition decides."""
+    header = ("#pragma once\n#include <rocprim/rocprim.hpp>\n"
+              "static constexpr uint32_t WarpSize()\n{\n    return rocprim::device_warp_size();\n}\n"
+              "template<uint32_t LOGICAL_WARP_SIZE = WarpSize()>\n__device__ static void WarpSync() {}\n"
+              "__device__ unsigned lane() { return threadIdx.x % WarpSize(); }\n")
+    r = found(tmp_path, {"app/sys.hpp": header})
+    assert lines(r, "app/sys.hpp") == {7: "RSM203"}
+    r = found(tmp_path / "lib", {"rocprim/intrinsics/thread.hpp": (
+        "#pragma once\nnamespace rocprim {\nconstexpr unsigned int device_warp_size() { return 64; }\n}\n"),
+        "app/sys.hpp": header})
+    assert lines(r, "app/sys.hpp") == {}

@@ -76,8 +76,11 @@ def amd_wave_name(name: str) -> bool:
 # local of that name, HIP's warpSize no more until its block closes
 WARP_LOCAL = re.compile(r"\b(?:constexpr|const)\s+(?:int|unsigned(?:\s+int)?|size_t|std::size_t|auto|u?int32_t)"
                         r"\s+warpSize\s*[={]")
-CONSTEXPR_FN = re.compile(r"\bconstexpr\b[^;=(]*\(")  # a constexpr function's head: constexpr int f(
+CONSTEXPR_FN = re.compile(r"\bconstexpr\b[^;=(]*?(\w+)\s*\(")  # a constexpr function's head: constexpr int f(
 RETURN_WARP = re.compile(r"\breturn\s+warpSize\s*;")
+# `return ::rocprim::device_warp_size();`: a wrapper of a library's device wave size (its calls are that size)
+RETURN_LIBRARY_WARP = re.compile(r"\breturn\s+(?:::)?(?:\w+::)*(" + "|".join(
+    n for n in (w.name for w in WAVE_SIZE_NAMES) if n[:1].islower()) + r")\s*\(\s*\)\s*;")
 WAVE_USE = "has no value under amdgcnspirv"
 WAVE_DEFINED = "the project defines the wavefront-size macro when the compiler does not, as"
 FALLBACK_GUARD = re.compile(r"^\s*!\s*defined\s*\(?\s*__AMDGCN_WAVEFRONT_SIZE(__)?\s*\)?\s*$")
@@ -273,12 +276,19 @@ def warp_constants(scan: SourceScan) -> None:
     if head:
         scan.constexpr_fn = depth if "{" in line[head.end():] else -1
         scan.pending_fn = scan.constexpr_fn == -1 and ";" not in line
+        scan.constexpr_name = head.group(1)
     elif scan.pending_fn and "{" in line:
         scan.constexpr_fn, scan.pending_fn = depth, False
     ret = RETURN_WARP.search(line) if scan.constexpr_fn is not None and scan.constexpr_fn >= 0 else None
     if ret:
         scan.add(warp_returned(scan.path, scan.no, ret, scan.snippet, scan.conds))
         scan.constexpr_fn = None
+    elif scan.constexpr_fn is not None and scan.constexpr_fn >= 0 and scan.constexpr_name and \
+            (m_lib := RETURN_LIBRARY_WARP.search(line)) is not None:
+        # the wrapper's definition is no construct (the library's size is made elsewhere); its uses as a
+        # compile-time constant are, as the library function's own are
+        scan.warp_functions.add(scan.constexpr_name)
+        scan.warp_library[scan.constexpr_name] = m_lib.group(1)
     param = WARP_PARAM.search(line)
     if param:
         scan.warp_param = depth if "{" in line[param.end():] else -1
@@ -287,6 +297,21 @@ def warp_constants(scan: SourceScan) -> None:
         scan.report.declares_warp = True
     elif scan.warp_param == -1 and "{" in line:
         scan.warp_param = depth
+    if scan.warp_param is None and scan.warp_functions and not head and \
+            any(n in line for n in scan.warp_functions):
+        text, lead = _continued(scan)
+        names = "|".join(map(re.escape, sorted(scan.warp_functions)))
+        m = _constant_places(rf"(?:{names})(?=\s*\(\s*\))", case=True).search(text, lead)
+        if m is not None:
+            called = next(n for n in scan.warp_functions if re.search(rf"\b{re.escape(n)}\s*\(", m.group(0)))
+            col = m.start() - lead + 1 if m.start() >= lead else 1
+            f = finding(RSM203, scan.path, scan.no, col, f"{called}() (a constexpr wrapper of "
+                        f"{scan.warp_library[called]}, a library's device wave size) used as a compile-time constant",
+                        WARP_FIX, scan.snippet, scan.conds)
+            # kept while no scanned file defines the library's function (its own tree: its definition decides)
+            scan.report.needs[(f.line, f.column)] = ("build", frozenset({scan.warp_library[called]}))
+            scan.add(f)
+            return
     if scan.warp_param is None:
         text, lead = _continued(scan)
         for m in CONSTEXPR_WARP.finditer(text):
