@@ -47,7 +47,13 @@ from rocm_spirv.migrate.source_checks.amdgcn_builtins import FEATURE_BUILTIN, HA
 from rocm_spirv.migrate.source_checks.arch_macros import arch_names
 from rocm_spirv.migrate.source_checks.asm import INLINE_ASM
 from rocm_spirv.migrate.source_checks.topic import LineHook
-from rocm_spirv.migrate.source_checks.wave_size import CONSTEXPR_WARP, LIBRARY_WARP, WAVE_SOURCE, WAVEFRONT
+from rocm_spirv.migrate.source_checks.wave_size import (
+    CONSTEXPR_WARP,
+    LIBRARY_WARP,
+    LIBRARY_WARP_FUNCTIONS,
+    WAVE_SOURCE,
+    WAVEFRONT,
+)
 
 MAX_NESTING = 1000  # #if groups open at once
 RULES = (*arch_macros.RULES, *wave_size.RULES, *asm.RULES, *amdgcn_builtins.RULES)
@@ -159,7 +165,7 @@ INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 # `constexpr unsigned int device_warp_size()` at the head of its definition: a library wave-size function
 LIBRARY_WARP_FUNCTION = re.compile(r"^[ \t]*constexpr\b[\w:<> \t]*\b("
-                                   + "|".join(n for n in LIBRARY_WARP if n[:1].islower()) + r")\s*\(\s*\)", re.M)
+                                   + "|".join(LIBRARY_WARP_FUNCTIONS) + r")\s*\(\s*\)", re.M)
 ERROR_DIRECTIVE = re.compile(r"^\s*#\s*(error|warning)\b")
 
 

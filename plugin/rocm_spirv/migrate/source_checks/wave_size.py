@@ -35,6 +35,7 @@ WARP_PARAM = re.compile(r"\btemplate\s*<[^<>;]*\b(?:int|unsigned|short|long|auto
                         r"\s+warpSize\b")
 # HIP's warpSize, and a library's device wave size under its own name (library_macros.WAVE_SIZE_NAMES)
 LIBRARY_WARP = {w.name: w.include for w in WAVE_SIZE_NAMES}
+LIBRARY_WARP_FUNCTIONS = tuple(n for n in LIBRARY_WARP if n[:1].islower())  # device_warp_size(), not C10_WARP_SIZE
 _WARP = r"(?:warpSize|" + "|".join(LIBRARY_WARP) + ")"
 
 
@@ -79,8 +80,8 @@ WARP_LOCAL = re.compile(r"\b(?:constexpr|const)\s+(?:int|unsigned(?:\s+int)?|siz
 CONSTEXPR_FN = re.compile(r"\bconstexpr\b[^;=(]*?(\w+)\s*\(")  # a constexpr function's head: constexpr int f(
 RETURN_WARP = re.compile(r"\breturn\s+warpSize\s*;")
 # `return ::rocprim::device_warp_size();`: a wrapper of a library's device wave size (its calls are that size)
-RETURN_LIBRARY_WARP = re.compile(r"\breturn\s+(?:::)?(?:\w+::)*(" + "|".join(
-    n for n in (w.name for w in WAVE_SIZE_NAMES) if n[:1].islower()) + r")\s*\(\s*\)\s*;")
+RETURN_LIBRARY_WARP = re.compile(r"\breturn\s+(?:::)?(?:\w+::)*(" + "|".join(LIBRARY_WARP_FUNCTIONS)
+                                 + r")\s*\(\s*\)\s*;")
 WAVE_USE = "has no value under amdgcnspirv"
 WAVE_DEFINED = "the project defines the wavefront-size macro when the compiler does not, as"
 FALLBACK_GUARD = re.compile(r"^\s*!\s*defined\s*\(?\s*__AMDGCN_WAVEFRONT_SIZE(__)?\s*\)?\s*$")
