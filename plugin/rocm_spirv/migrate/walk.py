@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from rocm_spirv.fsutil import open_regular
+from rocm_spirv.migrate.make_rules import ASSIGN  # make's assignment, as the make rules read it
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile", "make.inc"})
 # Makefile.kokkos, and the variants a project keeps beside its main one (EigenG-Batched's Makefile_hip and
@@ -75,13 +76,12 @@ MAKE_NAMED = "make."
 NOT_MAKE_SUFFIXES = frozenset({"bat", "cmd", "ps1", "sh", "bash", "zsh", "jl", "md", "rst", "txt", "json", "yml",
                                "yaml", "toml", "html", "log"})
 SNIFF_BYTES = 16384
-_MAKE_ASSIGN = re.compile(r"^(?:export\s+|override\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*(?:[:+?!]|::)?=(?!=)", re.M)
 _C_SIGNS = re.compile(r"^\s*#\s*(?:include|define|pragma|if|ifdef|ifndef)\b|;\s*$|^\s*[{}]\s*$", re.M)
 
 
 def make_shaped(text: str) -> bool:
     """Whether a file's text reads as a make file: two assignments or more, and nothing C-like."""
-    return len(_MAKE_ASSIGN.findall(text)) >= 2 and _C_SIGNS.search(text) is None
+    return sum(1 for line in text.splitlines() if ASSIGN.match(line)) >= 2 and _C_SIGNS.search(text) is None
 
 
 def file_kind(path: str, name: str) -> str | None:
