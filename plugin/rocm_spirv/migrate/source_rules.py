@@ -313,10 +313,9 @@ class SourceScan:
     warp_param: int | None = None
     guard_until: int | None = None  # brace depth above which a processor_is/is_invocable guard holds
     # constexpr functions of this file that only return a library's device wave size (mray's
-    # `static constexpr uint32_t WarpSize() { return rocprim::device_warp_size(); }`), by name, and the name of
-    # the constexpr function being read: their calls are that wave size
-    warp_functions: set[str] = field(default_factory=set)
-    warp_library: dict[str, str] = field(default_factory=dict)  # wrapper -> the library function it returns
+    # `static constexpr uint32_t WarpSize() { return rocprim::device_warp_size(); }`), each with the library
+    # function it returns, and the name of the constexpr function being read: their calls are that wave size
+    warp_functions: dict[str, str] = field(default_factory=dict)
     constexpr_name: str = ""
     guard_next: bool = False
     # #if nesting levels whose arch chain is already reported as a helper

@@ -288,8 +288,7 @@ def warp_constants(scan: SourceScan) -> None:
             (m_lib := RETURN_LIBRARY_WARP.search(line)) is not None:
         # the wrapper's definition is no construct (the library's size is made elsewhere); its uses as a
         # compile-time constant are, as the library function's own are
-        scan.warp_functions.add(scan.constexpr_name)
-        scan.warp_library[scan.constexpr_name] = m_lib.group(1)
+        scan.warp_functions[scan.constexpr_name] = m_lib.group(1)
     param = WARP_PARAM.search(line)
     if param:
         scan.warp_param = depth if "{" in line[param.end():] else -1
@@ -307,10 +306,10 @@ def warp_constants(scan: SourceScan) -> None:
             called = next(n for n in scan.warp_functions if re.search(rf"\b{re.escape(n)}\s*\(", m.group(0)))
             col = m.start() - lead + 1 if m.start() >= lead else 1
             f = finding(RSM203, scan.path, scan.no, col, f"{called}() (a constexpr wrapper of "
-                        f"{scan.warp_library[called]}, a library's device wave size) used as a compile-time constant",
+                        f"{scan.warp_functions[called]}, a library's device wave size) used as a compile-time constant",
                         WARP_FIX, scan.snippet, scan.conds)
             # kept while no scanned file defines the library's function (its own tree: its definition decides)
-            scan.report.needs[(f.line, f.column)] = ("build", frozenset({scan.warp_library[called]}))
+            scan.report.needs[(f.line, f.column)] = ("build", frozenset({scan.warp_functions[called]}))
             scan.add(f)
             return
     if scan.warp_param is None:
