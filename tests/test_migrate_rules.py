@@ -88,6 +88,21 @@ def test_plain_set_before_project_is_toolchain_redirectable_only_at_top_level() 
     assert [f.redirect for f in sub.findings] == [Redirect.BUILD_FILE, Redirect.BUILD_FILE]
 
 
+def test_cmake_file_calling_project_itself_starts_its_own_configure() -> None:
+    """A .cmake file with its own project() (a configure-only test a harness include()s, rapids-cmake's
+    testing/hip/*.cmake) is read before the toolchain file, like the top-level CMakeLists.txt; a project() only
+    inside a function() it defines does not count, nor does a CMakeLists.txt below the top."""
+    src = "set(CMAKE_HIP_ARCHITECTURES gfx908)\nproject(p LANGUAGES HIP)\nset(GPU_TARGETS gfx942)\n"
+    own, _ = cmake_rules.analyze("testing/hip/init_arch-user.cmake", src)
+    assert [f.redirect for f in own.findings] == [Redirect.TOOLCHAIN, Redirect.BUILD_FILE]
+    assert "set before project()" in own.findings[0].message
+    fn = "function(mk)\nproject(q)\nendfunction()\n" + src.replace("project(p LANGUAGES HIP)\n", "")
+    in_function, _ = cmake_rules.analyze("cmake/mk.cmake", fn)
+    assert [f.redirect for f in in_function.findings] == [Redirect.BUILD_FILE, Redirect.BUILD_FILE]
+    sub, _ = cmake_rules.analyze("sub/CMakeLists.txt", src)
+    assert [f.redirect for f in sub.findings] == [Redirect.BUILD_FILE, Redirect.BUILD_FILE]
+
+
 def test_findhip() -> None:
     lines = by_line(cmake("findhip/CMakeLists.txt"))
     assert lines[5] == {"findhip"}

@@ -163,6 +163,9 @@ class Analyzer:
         self.stack: list[Block] = []
         self.commands: list[Command] = []  # the whole file, for checks that look at later reads of a variable
         self.project_seen = False
+        # whether the toolchain file is read at this file's own project(): the top-level CMakeLists.txt, or a
+        # .cmake file that calls project() itself (a test harness includes it before any project())
+        self.starts_configure = ctx.top_level
         self.retargeted: set[str] = set()
         self.retarget_directory = False
         self.hip_sources: set[str] = set()
@@ -333,6 +336,7 @@ class Analyzer:
             self.report.error = f"CMake syntax error: {err}"
             return self.report, self.facts
         self.commands = commands
+        self.starts_configure = self.ctx.top_level or _calls_project_itself(self.path, commands)
         for cmd in commands:
             self.command(cmd)
         for end in ENDS:
@@ -467,6 +471,24 @@ class Analyzer:
         self.stack.append(Block("foreach", cmd, loop_var=loop_var, over_targets=over,
                                 over_lists=frozenset(iterated)))
 
+
+
+def _calls_project_itself(path: str, commands: list[Command]) -> bool:
+    """A `.cmake` file that calls project() outside any function() or macro() starts a configure of its own:
+    project() is the first in a configure (CMake reads the toolchain file there), so whoever include()s such
+    a file has not called project() yet. A CMakeLists.txt below the top may be add_subdirectory()d after the
+    top-level project(), so it does not count."""
+    if posixpath.basename(path) == "CMakeLists.txt":
+        return False
+    depth = 0
+    for cmd in commands:
+        if cmd.name in ("function", "macro"):
+            depth += 1
+        elif cmd.name in ("endfunction", "endmacro"):
+            depth -= 1
+        elif cmd.name == "project" and depth == 0:
+            return True
+    return False
 
 
 def analyze(path: str, src: str, ctx: Context | None = None) -> tuple[FileReport, CMakeFacts]:

@@ -37,7 +37,7 @@ ENV_REF = re.compile(r"\$ENV\{[A-Za-z0-9_]+\}")
 
 
 def redirect_for_set(file: Analyzer, var: str, cache: bool, force: bool) -> tuple[Redirect, str]:
-    if file.ctx.top_level and not file.project_seen:
+    if file.starts_configure and not file.project_seen:
         return Redirect.TOOLCHAIN, ("set before project(); the toolchain file, read at project(), sets "
                                     "a normal variable that shadows it")
     if any(var in b.defaults for b in file.stack):
