@@ -3032,3 +3032,20 @@ def test_a_constexpr_wrapper_of_a_library_wave_size_as_a_template_default(tmp_pa
         "#pragma once\nnamespace rocprim {\nconstexpr unsigned int device_warp_size() { return 64; }\n}\n"),
         "app/sys.hpp": header})
     assert lines(r, "app/sys.hpp") == {}
+
+
+def test_findhip_flag_variables_count_only_where_hip_add_compiles(tmp_path: Path) -> None:
+    """HIP_HIPCC_FLAGS (and HIP_CLANG_FLAGS, HIP_HCC_FLAGS, their _<CONFIG> forms) are read by FindHIP's
+    hip_add_library()/hip_add_executable() alone: a host-config cache file setting them, in a tree that calls
+    neither (SAMRAI, batch 170), passes no flag to any compile. Where a file calls one (DualSPHysics), it does.
+    A plain list(APPEND) of them in a module stays: its hip_add_library() may be outside a partial scan."""
+    cache = {"host-configs/rocm.cmake": 'set(HIP_HIPCC_FLAGS "-x hip --offload-arch=gfx90a" CACHE STRING "")\n'
+                                        'set(HIP_CLANG_FLAGS_RELEASE "--offload-arch=gfx942" CACHE STRING "")\n'
+                                        'set(CMAKE_CXX_FLAGS "--offload-arch=gfx90a" CACHE STRING "")\n',
+             "cmake/hip.cmake": "list(APPEND HIP_CLANG_FLAGS --offload-arch=gfx906)\n"}
+    r = found(tmp_path / "blt", cache)
+    assert lines(r, "host-configs/rocm.cmake") == {3: "RSM103"}
+    assert lines(r, "cmake/hip.cmake") == {1: "RSM103"}
+    r = found(tmp_path / "findhip", {**cache, "CMakeLists.txt": "project(p)\nfind_package(HIP MODULE)\n"
+                                                                "hip_add_executable(app main.hip)\n"})
+    assert {1, 2, 3} <= set(lines(r, "host-configs/rocm.cmake"))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rocm_spirv.migrate.cmake_checks.arch_lists import user_input
 from rocm_spirv.migrate.cmake_checks.branches import DEFINE_COMMANDS, defined_macros
+from rocm_spirv.migrate.cmake_checks.findhip import FINDHIP_COMMANDS
 from rocm_spirv.migrate.cmake_checks.fixes import wrap
 from rocm_spirv.migrate.cmake_checks.generators import GENERATOR_COMMANDS
 from rocm_spirv.migrate.cmake_checks.topic import Topic
@@ -22,6 +23,8 @@ from rocm_spirv.offload import SPIRV_TARGET, TOOLCHAIN_LISTS
 if TYPE_CHECKING:
     from rocm_spirv.migrate.cmake_rules import Analyzer
 
+# FindHIP's flag variables (and their _<CONFIG> forms): read by its hip_add_* commands and nothing else
+FINDHIP_FLAGS = re.compile(r"HIP_(?:HIPCC|HCC|CLANG)_FLAGS(?:_[A-Z]+)?")
 RSM103 = Rule("RSM103", "offload-arch-flag", W, "--offload-arch=gfx… is passed in options or flags",
               "Explicit --offload-arch flags add native code objects next to (or instead of) SPIR-V.",
               example=('CMakeLists.txt', 'project(p LANGUAGES HIP)\nadd_compile_options(--offload-arch=gfx90a)\n'))
@@ -191,6 +194,19 @@ def hand_arch_define(file: Analyzer, cmd: Command) -> bool:
 
 
 def flags(file: Analyzer, cmd: Command) -> None:
+    start = len(file.report.findings)
+    _flags(file, cmd)
+    values = cmd.values()
+    if cmd.name == "set" and values and FINDHIP_FLAGS.fullmatch(values[0]) and "CACHE" in values:
+        # Only FindHIP's hip_add_library()/hip_add_executable() read these: a cache entry of them (SAMRAI's
+        # host-config files, for projects built with BLT) in a tree where no CMake file calls one reaches no
+        # compile. Only the cache entry: a list(APPEND HIP_CLANG_FLAGS …) in a module is the project's own, whose
+        # hip_add_library() may be in a file a partial scan lacks (OneFlow's cmake/oneflow.cmake)
+        for f in file.report.findings[start:]:
+            file.report.needs.setdefault((f.line, f.column), ("caller", frozenset(FINDHIP_COMMANDS)))
+
+
+def _flags(file: Analyzer, cmd: Command) -> None:
     if cmd.name == "message":
         return  # message(STATUS "flags: ${ROCM_HIPCC_FLAGS}") in a macro, expanded: printed, not passed
     if PROBE.match(cmd.name):
