@@ -43,10 +43,11 @@ def test_stop_all_ends_children_of_other_threads_and_refuses_new_ones(tmp_path: 
     worker = threading.Thread(target=lambda: result.append(
         children.run(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"])))
     worker.start()
-    for _ in range(100):
+    for _ in range(600):  # up to 30 s: on a loaded machine the shell may take seconds to start
         if pidfile.exists() and pidfile.read_text().strip():
             break
         time.sleep(0.05)
+    assert pidfile.exists(), "the child never started"
     start = time.monotonic()
     try:
         children.stop_all()
