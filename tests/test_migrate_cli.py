@@ -79,7 +79,10 @@ def test_apply_edits_keep_formatting_and_are_idempotent(rocmlib: Path, capsys: p
     summary = again["summary"]
     assert isinstance(summary, dict) and summary["handled"] >= 7
     handled = {f["rule"] for f in again["findings"] if f["handled"]}  # type: ignore[index,union-attr]
-    assert {"RSM101", "RSM102", "RSM103", "RSM120"} <= handled
+    assert {"RSM101", "RSM102", "RSM103"} <= handled
+    assert again["gate"]["left_out"] == {}  # type: ignore[index]  # every HIP target handed over: nothing left out
+    code, selected = run_json(capsys, str(rocmlib), "--select", "RSM")
+    assert "RSM120" in {f["rule"] for f in selected["findings"] if f["handled"]}  # type: ignore[index,union-attr]
 
 
 def test_many_targets_get_retarget_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,7 +126,7 @@ def test_json_schema_fields(rocmlib: Path, capsys: pytest.CaptureFixture[str]) -
     f = report["findings"][0]  # type: ignore[index]
     assert set(f) == {"rule", "name", "severity", "path", "line", "end_line", "column", "message", "fix",
                       "redirect", "handled", "snippet", "suppressed", "fingerprint", "source"}
-    assert set(report["gate"]) == {"fail_on", "failing", "baselined", "suppressed", "toolchain_handled"}  # type: ignore[arg-type]
+    assert set(report["gate"]) == {"fail_on", "failing", "baselined", "suppressed", "toolchain_handled", "left_out"}  # type: ignore[arg-type]
 
 
 def test_a_multi_line_command_is_marked_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -56,7 +56,7 @@ def hip_target_notes(report: dict[str, object]) -> list[dict[str, object]]:
 def test_migrate_finds_every_hip_target_then_none_left(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "src"
     shutil.copytree(COLLECTION, src)
-    _, before = migrate_json(capsys, str(src))
+    _, before = migrate_json(capsys, str(src), "--select", "RSM120")
     notes = hip_target_notes(before)
     assert {(f["path"], f["line"]): f["message"] for f in notes} == {
         k: f"HIP target {name} is not handed to rocm_spirv_target()" for k, name in DEFINITIONS.items()}
@@ -71,7 +71,7 @@ def test_migrate_finds_every_hip_target_then_none_left(tmp_path: Path, capsys: p
     shutil.copytree(COLLECTION, copy)
     subprocess.run(["patch", "-s", "-p1"], input=diff, cwd=copy, check=True)
     assert snapshot(copy) == snapshot(src)
-    _, after = migrate_json(capsys, str(src))
+    _, after = migrate_json(capsys, str(src), "--select", "RSM120")
     notes = hip_target_notes(after)
     assert len(notes) == len(DEFINITIONS) and all(f["handled"] for f in notes)
     # find_package(RocmSpirv) once in each example project, and at the top (whose target list --apply

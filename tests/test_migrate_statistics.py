@@ -20,7 +20,7 @@ def test_statistics_count_what_the_report_lists(capsys: pytest.CaptureFixture[st
     assert {rule: int(n) for n, rule, _ in rows} == by_rule
     counts = [int(n) for n, _, _ in rows]
     assert counts == sorted(counts, reverse=True)
-    assert lines[-1] == f"{sum(counts)} findings in {len(rows)} rules"
+    assert lines[-1] == f"{sum(counts)} findings in {len(rows)} rule{'s' if len(rows) != 1 else ''}"
     assert main(["migrate", str(COLLECTION), "--statistics", "--select", "RSM101"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"{by_rule['RSM101']} findings in 1 rule"
 

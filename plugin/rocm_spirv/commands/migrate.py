@@ -144,8 +144,8 @@ def _run(args: argparse.Namespace) -> int:
                 s = scan(root.resolve(), tuple(args.exclude))  # report what is left after the edits
     result = s.result
     outcome = _oracle(args, base, result) if args.configure else None
-    gating.filter_selected(result, gate)
-    verdict = gating.judge(result, gate)
+    left_out = gating.filter_selected(result, gate)
+    verdict = gating.judge(result, gate, left_out)
     changed = sorted(changes)
     if args.write_baseline is not None:
         write_atomic(args.write_baseline, json.dumps(gating.baseline_json(

@@ -54,6 +54,10 @@ class Rule:
     unreachable: bool = False
     status: RuleStatus = "stable"
     since: str = FIRST_RELEASE  # the rocm-spirv version that first reported it
+    # An adoption step, not a per-arch construct (RSM120: a HIP target not yet handed to rocm_spirv_target()):
+    # reported only where --select names it, by id or prefix, so the default report lists what ties the
+    # build to GPUs and nothing else; `--apply` makes its edits either way, and the summary counts those left out.
+    opt_in: bool = False
 
 
 @dataclass(frozen=True)

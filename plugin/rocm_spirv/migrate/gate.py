@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from rocm_spirv.errors import UserError
-from rocm_spirv.migrate.findings import Finding, Redirect, ScanResult, Severity
+from rocm_spirv.migrate.findings import Finding, Redirect, Rule, ScanResult, Severity
 from rocm_spirv.migrate.registry import RULES
 
 FailOn = Literal["error", "warning", "note"]
@@ -136,20 +136,34 @@ class Verdict:
     baselined: int
     suppressed: int
     toolchain: int  # at or above the threshold, but the generated toolchain file handles them
+    # findings of opt-in rules (adoption steps) no --select named, by rule id: counted, not listed
+    left_out: tuple[tuple[str, int], ...] = ()
 
 
-def filter_selected(result: ScanResult, gate: Gate) -> None:
-    """Drop findings of rules --select/--ignore leave out, and of rules in preview without --preview
-    (they are not reported at all, as in ruff)."""
-    if not gate.select and not gate.ignore and gate.preview:
-        return
+def reported(rule: Rule, gate: Gate) -> bool:
+    """Whether the report lists a rule's findings: --select/--ignore as in ruff, preview rules only under
+    --preview, and opt-in rules (adoption steps) only where a --select prefix names them."""
+    if rule.opt_in and not any(rule.id.startswith(p) for p in gate.select):
+        return False
+    return selected(rule.id, gate.select, gate.ignore) and (gate.preview or rule.status != "preview")
+
+
+def filter_selected(result: ScanResult, gate: Gate) -> tuple[tuple[str, int], ...]:
+    """Drop the findings of rules the report does not list (they are not reported at all, as in ruff).
+    Returns how many of those were open findings of opt-in rules no --select named, by rule id, for the
+    summary line to count."""
+    left_out: dict[str, int] = {}
     for r in result.files:
-        r.findings[:] = [f for f in r.findings if selected(f.rule.id, gate.select, gate.ignore)
-                         and (gate.preview or f.rule.status != "preview")]
+        for f in r.findings:
+            if f.rule.opt_in and not reported(f.rule, gate) and not f.handled and not f.suppressed \
+                    and selected(f.rule.id, frozenset(), gate.ignore):
+                left_out[f.rule.id] = left_out.get(f.rule.id, 0) + 1
+        r.findings[:] = [f for f in r.findings if reported(f.rule, gate)]
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]
+    return tuple(sorted(left_out.items()))
 
 
-def judge(result: ScanResult, gate: Gate) -> Verdict:
+def judge(result: ScanResult, gate: Gate, left_out: tuple[tuple[str, int], ...] = ()) -> Verdict:
     findings = result.findings
     prints = fingerprints(findings)
     failing = []
@@ -167,7 +181,7 @@ def judge(result: ScanResult, gate: Gate) -> Verdict:
             toolchain += 1
         else:
             failing.append(f)
-    return Verdict(tuple(failing), baselined, suppressed, toolchain)
+    return Verdict(tuple(failing), baselined, suppressed, toolchain, left_out)
 
 
 def mark_suppressed(findings: list[Finding], text: str) -> None:

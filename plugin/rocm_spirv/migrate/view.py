@@ -48,7 +48,8 @@ def to_json(result: ScanResult, mode: str, changed: list[str], verdict: Verdict 
     }
     if verdict is not None and gate is not None:
         out["gate"] = {"fail_on": gate.fail_on, "failing": len(verdict.failing), "baselined": verdict.baselined,
-                       "suppressed": verdict.suppressed, "toolchain_handled": verdict.toolchain}
+                       "suppressed": verdict.suppressed, "toolchain_handled": verdict.toolchain,
+                       "left_out": dict(verdict.left_out)}
     return out
 
 
@@ -86,7 +87,9 @@ def write_text(out: TextIO, result: ScanResult, mode: str, changed: list[str], v
              f"{s['handled']} already handled" if s["handled"] else "",
              f"{verdict.suppressed} suppressed" if verdict.suppressed else "",
              f"{verdict.baselined} in the baseline" if verdict.baselined else "",
-             f"{len(result.errors)} unreadable" if result.errors else ""]
+             f"{len(result.errors)} unreadable" if result.errors else "",
+             *(f"{n} {rid} left out (adoption, not per-arch: --select {rid} lists "
+               f"{'them' if n != 1 else 'it'}, --apply makes the edits)" for rid, n in verdict.left_out)]
     tail = "; ".join(e for e in extra if e)
     files = f"{s['files_scanned']} file{'s' if s['files_scanned'] != 1 else ''}"
     out.write(f"{files} scanned: {counts or 'no findings'}; {len(verdict.failing)} fail --check "

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 RSM120 = Rule("RSM120", "hip-target", N, "a HIP target is not retargeted",
               "Add find_package(RocmSpirv REQUIRED) and rocm_spirv_target(<target>) so ROCM_SPIRV_OFFLOAD picks "
               "spirv, native or hybrid.",
-              example=('CMakeLists.txt', 'project(p LANGUAGES HIP)\nadd_library(k k.hip)\n'))
+              example=('CMakeLists.txt', 'project(p LANGUAGES HIP)\nadd_library(k k.hip)\n'), opt_in=True)
 
 
 def target_facts(file: Analyzer, cmd: Command) -> None:
