@@ -3049,3 +3049,36 @@ def test_findhip_flag_variables_count_only_where_hip_add_compiles(tmp_path: Path
     r = found(tmp_path / "findhip", {**cache, "CMakeLists.txt": "project(p)\nfind_package(HIP MODULE)\n"
                                                                 "hip_add_executable(app main.hip)\n"})
     assert {1, 2, 3} <= set(lines(r, "host-configs/rocm.cmake"))
+
+
+def test_a_target_feature_appended_to_a_make_list(tmp_path: Path) -> None:
+    """`--offload-arch=$(GPUARCH):xnack+` (Gaia's --hipstdpar makefiles, batch 171): the list's value with a
+    target feature appended. clang 22 rejects `amdgcnspirv:xnack+`, so the flag is a construct of its own, even
+    where the list is the user's or is reported at its default. OpenMP offload and SYCL lines are not HIP."""
+    r = found(tmp_path, {"Makefile": "GPUARCH ?= gfx90a\n"
+                                     "STDPAR = -O3 --hipstdpar --offload-arch=$(GPUARCH):xnack+\n"
+                                     "OMP = -fopenmp --offload-arch=$(GPUARCH):xnack+\n"
+                                     "HIP = --offload-arch=$(GPUARCH)\n",
+                         "make.user": "STDPAR = --hipstdpar --offload-arch=${ARCH}:sramecc-\n"
+                                      "HIP = --offload-arch=$(ARCH)\n"})
+    assert lines(r, "Makefile") == {1: "RSM301", 2: "RSM302"}
+    assert lines(r, "make.user") == {1: "RSM302"}
+
+
+def test_macros_a_make_chain_on_gfx_names_defines_are_per_arch(tmp_path: Path) -> None:
+    """Gaia's makefiles: `else ifeq ("$(GPUARCH)","gfx90a")` / `PLATFORM = -D__MI250X__`, and the source picks
+    its tile sizes with `#if defined(__MI100X__)` … `#else #error`. Under SPIR-V no branch of the chain runs and
+    neither macro is defined: the source chain is a construct (its #if), like one on a macro CMake defines in a
+    branch on the target list. A macro of the chain's CUDA branches, or one no build file defines, is not."""
+    make = ('GPUARCH ?=\nifeq ("$(GPUARCH)","sm_90")\n\tPLATFORM = -D__NVIDIA90__\n'
+            'else ifeq ("$(GPUARCH)","gfx90a")\n\tPLATFORM = -D__MI250X__\nelse ifeq ("$(GPUARCH)","gfx908")\n'
+            '\tPLATFORM = -D__MI100X__\nendif\nall:\n\thipcc $(PLATFORM) --offload-arch=$(GPUARCH) -c k.hip\n')
+    src = ("#include <hip/hip_runtime.h>\n#if defined(__MI100X__)\n#define TPB 128\n#elif defined(__MI250X__)\n"
+           "#define TPB 256\n#else\n#error \"Unknown platform\"\n#endif\n"
+           "__global__ void k(float* x) { x[threadIdx.x] = TPB; }\n"
+           "__global__ void n(float* x) {\n#if defined(__NVIDIA90__) || defined(__MY_OWN__)\n  x[0] = 1;\n#endif\n}\n")
+    r = found(tmp_path / "make", {"Makefile": make, "k.hip": src})
+    assert lines(r, "Makefile") == {4: "RSM301"}
+    assert lines(r, "k.hip") == {2: "RSM201"}
+    r = found(tmp_path / "none", {"k.hip": src})
+    assert lines(r, "k.hip") == {}

@@ -105,7 +105,11 @@ FORTRAN = re.compile(r"(?<![\w-])(?:amdflang|flang(?:-new)?)\b")
 # SYCL's compile for AMD GPUs (`icpx -fsycl -fsycl-targets=amdgcn-amd-amdhsa -Xsycl-target-backend
 # --offload-arch=$(HIP_ARCH)`): another compiler's device build, which a HIP toolchain does not reach
 SYCL = re.compile(r"(?<![\w-])-fsycl\b")
-HIP_MAKE = re.compile(r"\bhipcc\b|-x\s*hip\b|--hip-link\b|\.hip\b")
+HIP_MAKE = re.compile(r"\bhipcc\b|-x\s*hip\b|--hip-link\b|--hipstdpar\b|\.hip\b")
+# --offload-arch=$(GPUARCH):xnack+ : a target feature appended to the list's value. clang 22 rejects
+# `amdgcnspirv:xnack+` ("unsupported HIP gpu architecture"), so the flag itself must change under SPIR-V.
+FEATURE_SUFFIX = re.compile(r"^(?:\$[({][^)}]+[)}])+:(?:xnack|sramecc)[+-]")
+DEFINE_FLAG = re.compile(r"(?<![\w-])-D\s*([A-Za-z_]\w*)")
 BACKEND_OPTION = re.compile(r"(?<!\S)-mllvm(?:\s+|=)(?P<option>--?amdgpu-\S+)")  # RSM105, as in CMake
 
 
@@ -209,7 +213,12 @@ def analyze(path: str, text: str) -> FileReport:
             chains.append(arch)
             continue
         if any(chains):
-            continue  # inside a chain that tests gfx names: its assignments and flags are that construct
+            # inside a chain that tests gfx names: its assignments and flags are that construct. A macro it
+            # defines (`else ifeq ("$(GPUARCH)","gfx90a")` / `PLATFORM = -D__MI250X__`) is a build-defined
+            # per-arch macro: undefined under SPIR-V, so the source branches on it are constructs (scan.py)
+            report.arch_macros.update(m.group(1) for m in DEFINE_FLAG.finditer(line.text)
+                                      if not _said(line.text, m.start()))
+            continue
         m = None if line.recipe else ASSIGN.match(line.text.strip())
         if m is not None:
             var, op, value = m.group("var"), m.group("op"), m.group("value")
@@ -264,6 +273,13 @@ def analyze(path: str, text: str) -> FileReport:
                 add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} {what}",
                              "take the arch from a list variable (--offload-arch=$(HIP_ARCHITECTURES) with "
                              "HIP_ARCHITECTURES ?= gfx…), then `make HIP_ARCHITECTURES=amdgcnspirv`",
+                             Redirect.BUILD_FILE))
+                break
+            if FEATURE_SUFFIX.match(value) and OPENMP.search(line.text) is None and SYCL.search(line.text) is None:
+                add(_finding(path, RSM302, line, fm.start() + 1, f"{fm.group(0)} appends a target feature to "
+                             "the list's value: amdgcnspirv takes none (clang rejects amdgcnspirv"
+                             f"{value[value.index(':'):]})", "under SPIR-V pass the list without the feature "
+                             "(the JIT compile on the GPU picks its features); keep the suffix for native builds",
                              Redirect.BUILD_FILE))
                 break
             if refs & lists:

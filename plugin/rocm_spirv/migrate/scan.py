@@ -247,6 +247,7 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> Scan:
                 report = presets.analyze(rel, for_analysis(text))
             elif kind == "make":
                 report = make_rules.analyze(rel, text)
+                build_arch_defines |= report.arch_macros  # -D… set only in a make chain on gfx names
             elif kind in build_scripts.KINDS:
                 report = build_scripts.analyze(rel, text, kind)
             else:

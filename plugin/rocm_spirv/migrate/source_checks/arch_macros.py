@@ -128,9 +128,9 @@ def tested_elsewhere(f: Finding, tests: Collection[str], built: Collection[str] 
     names = [n for n in dict.fromkeys(IDENT.findall(f.snippet)) if n in tests]
     verb = "is" if len(names) == 1 else "are"
     if names and all(n in built for n in names):
-        return replace(f, message=f"{', '.join(names)} {verb} defined by the build per GPU target (CMake: in a "
-                                  "branch on the target list, or with each target's own value): under amdgcnspirv "
-                                  "one value decides for every GPU")
+        return replace(f, message=f"{', '.join(names)} {verb} defined by the build per GPU target (in a CMake "
+                                  "branch on the target list or a make chain on gfx names, or with each target's own "
+                                  "value): under amdgcnspirv one value decides for every GPU")
     return replace(f, message=f"{', '.join(names)} {verb} undefined under amdgcnspirv (defined as a test of arch "
                               "macros, which are: the test is 0)")
 
@@ -152,9 +152,12 @@ def test_opened(scan: SourceScan, d: Directive) -> None:
     """An #if naming arch macros in compiled code: the chain's RSM201."""
     g = scan.stack[-1]
     if scan.live and not d.direct and not g.arch and g.unknown:
-        # not the implementation's names (__has_builtin, __builtin_amdgcn_…): a project's macros
-        g.elsewhere = [n for n in dict.fromkeys(IDENT.findall(d.cond)) if n != "defined" and not n.startswith("__")
-                       and n not in scan.report.defines and lookup_device(n) is None]
+        # not the implementation's names (__has_builtin, __builtin_amdgcn_…, the device macros): a project's
+        # macros, `__MI250X__` included (Gaia's makefiles define it in a chain on gfx names); a candidate only,
+        # kept where another file defines one of them as an arch test
+        g.elsewhere = [n for n in dict.fromkeys(IDENT.findall(d.cond)) if n != "defined" and
+                       not n.startswith(("__has_", "__builtin")) and n not in scan.report.defines and
+                       lookup_device(n) is None]
     if scan.live and d.direct:
         g = scan.stack[-1]
         g.finding, g.macros = len(scan.report.findings), d.direct
