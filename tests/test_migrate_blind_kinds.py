@@ -3082,3 +3082,21 @@ def test_macros_a_make_chain_on_gfx_names_defines_are_per_arch(tmp_path: Path) -
     assert lines(r, "k.hip") == {2: "RSM201"}
     r = found(tmp_path / "none", {"k.hip": src})
     assert lines(r, "k.hip") == {}
+
+
+def test_make_chains_that_only_print_and_lists_only_other_compilers_read(tmp_path: Path) -> None:
+    """Gaia's makefiles: an `ifeq ("$(GPUARCH)","gfx90a")` chain whose branches only $(info) a message changes
+    nothing under SPIR-V (one that can $(error) does: the build stops); a `GPUARCH ?= gfx90a` that only
+    AdaptiveCpp (`--acpp-targets=hip:$(GPUARCH)`, SYCL) and OpenMP offload lines read (besides tests and
+    messages) is another compiler's device build, though the file's recipes compile HIP with a literal arch."""
+    info = ('GPUARCH ?= gfx90a\nifeq ("$(GPUARCH)","gfx90a")\n    $(info Compiling for gfx90a)\n'
+            'else\n    $(info GPUARCH has an unexpected value: $(GPUARCH))\nendif\n'
+            'OPTSYCL = --acpp-platform=rocm --acpp-targets=hip:$(GPUARCH)\n'
+            'OPTOMP = -fopenmp --offload-arch=$(GPUARCH)\nOPTHIP = --offload-arch=gfx90a\n'
+            'hip:\n\tclang++ $(OPTHIP) -x hip -c k.cpp\n')
+    error = info.replace("$(info GPUARCH has", "$(error GPUARCH has")
+    hip = info + "OPTHIP2 = --offload-arch=$(GPUARCH)\n"
+    r = found(tmp_path, {"Makefile.info": info, "Makefile.error": error, "Makefile.hip2": hip})
+    assert lines(r, "Makefile.info") == {9: "RSM302"}
+    assert lines(r, "Makefile.error") == {1: "RSM301", 2: "RSM301", 9: "RSM302"}  # $(error) reads it to stop
+    assert lines(r, "Makefile.hip2") == {1: "RSM301", 9: "RSM302"}  # a HIP line reads the list: it is one

@@ -104,7 +104,11 @@ FORTRAN = re.compile(r"(?<![\w-])(?:amdflang|flang(?:-new)?)\b")
 # libmarv: `NVCC_FLAGS = --offload-arch=native -fopenmp` with COMPILER = hipcc)
 # SYCL's compile for AMD GPUs (`icpx -fsycl -fsycl-targets=amdgcn-amd-amdhsa -Xsycl-target-backend
 # --offload-arch=$(HIP_ARCH)`): another compiler's device build, which a HIP toolchain does not reach
-SYCL = re.compile(r"(?<![\w-])-fsycl\b")
+# AdaptiveCpp (hipSYCL) names its AMD targets `--acpp-targets=hip:gfx90a` / `--acpp-gpu-arch=`: SYCL too
+SYCL = re.compile(r"(?<![\w-])(?:-fsycl\b|--acpp-|--hipsycl-)")
+# a line of a conditional's branch that only prints (`$(info Compiling code for gfx90a)`): $(error …) stops the
+# build, so it is no such line
+MESSAGE_ONLY = re.compile(r"^\s*\$[({](?:info|warning)\s.*[)}]\s*$")
 HIP_MAKE = re.compile(r"\bhipcc\b|-x\s*hip\b|--hip-link\b|--hipstdpar\b|\.hip\b")
 # --offload-arch=$(GPUARCH):xnack+ : a target feature appended to the list's value. clang 22 rejects
 # `amdgcnspirv:xnack+` ("unsupported HIP gpu architecture"), so the flag itself must change under SPIR-V.
@@ -179,6 +183,10 @@ def analyze(path: str, text: str) -> FileReport:
     # make conditionals open here, innermost last: True where the chain tests gfx names (its one finding is
     # made; what its branches assign is part of it)
     chains: list[bool] = []
+    # per open conditional: the index of its chain's finding (-1: none), and whether a branch does more than
+    # print ($(info)): a chain on gfx names whose branches only print changes nothing under SPIR-V (Gaia)
+    opened: list[int] = []
+    busy: list[bool] = []
     logical = _logical_lines(text)
     detected = _detected(logical) if "offload-arch" in text else set()
     hip = HIP_MAKE.search(text) is not None
@@ -190,9 +198,14 @@ def analyze(path: str, text: str) -> FileReport:
     def other_compiler(var: str) -> bool:
         """Every line of this file that reads var is a SYCL or OpenMP offload line (OPS' icpx make files set
         `HIP_ARCH=gfx90a` for `-fsycl-targets=amdgcn-amd-amdhsa … --offload-arch=$(HIP_ARCH)` only)."""
+        # the lines that pass it on: not its own assignment, a conditional testing it, nor a message printing it
         readers = [r.text for r in logical if re.search(_expansion(var), r.text) and not
-                   (not r.recipe and (a := ASSIGN.match(r.text.strip())) is not None and a.group("var") == var)]
-        return bool(readers) and all(SYCL.search(t) is not None or openmp(t) for t in readers)
+                   (not r.recipe and (a := ASSIGN.match(r.text.strip())) is not None and a.group("var") == var)
+                   and (r.recipe or MAKE_CONDITIONAL.match(r.text) is None) and MESSAGE_ONLY.match(r.text) is None]
+        # a reader line with -fopenmp and no HIP compile of its own (`OPTOMPGPU = … -fopenmp --offload-arch=$(GPUARCH)`)
+        # is the OpenMP offload build, even in a Makefile whose other rules compile HIP (Gaia's)
+        return bool(readers) and all(SYCL.search(t) is not None or openmp(t) or
+                                     (OPENMP.search(t) is not None and HIP_MAKE.search(t) is None) for t in readers)
     for line in logical:
         word = None if line.recipe else MAKE_CONDITIONAL.match(line.text)
         if word is not None:
@@ -200,18 +213,30 @@ def analyze(path: str, text: str) -> FileReport:
             if kind == "endif":
                 if chains:
                     chains.pop()
+                    at, did = opened.pop(), busy.pop()
+                    if at >= 0 and not did:
+                        del report.findings[at]
+                    if busy:
+                        busy[-1] = busy[-1] or did
                 continue
             if kind == "else":
                 rest = rest.strip()
                 if chains and not chains[-1] and GFX_TEST.search(rest):
                     chains[-1] = True  # `else ifneq ($(filter gfx906,…),)`: the chain tests arch names from here
-                    add(_arch_branch(path, line))
+                    if not any(chains[:-1]):
+                        add(_arch_branch(path, line))
+                        opened[-1], busy[-1] = len(report.findings) - 1, False
                 continue
             arch = kind in ("ifeq", "ifneq") and GFX_TEST.search(rest) is not None
-            if arch and not any(chains):
+            found_here = arch and not any(chains)
+            if found_here:
                 add(_arch_branch(path, line))
             chains.append(arch)
+            opened.append(len(report.findings) - 1 if found_here else -1)
+            busy.append(False)
             continue
+        if busy and line.text.strip() and MESSAGE_ONLY.match(line.text) is None:
+            busy[-1] = True
         if any(chains):
             # inside a chain that tests gfx names: its assignments and flags are that construct. A macro it
             # defines (`else ifeq ("$(GPUARCH)","gfx90a")` / `PLATFORM = -D__MI250X__`) is a build-defined
