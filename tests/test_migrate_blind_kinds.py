@@ -3100,3 +3100,19 @@ def test_make_chains_that_only_print_and_lists_only_other_compilers_read(tmp_pat
     assert lines(r, "Makefile.info") == {9: "RSM302"}
     assert lines(r, "Makefile.error") == {1: "RSM301", 2: "RSM301", 9: "RSM302"}  # $(error) reads it to stop
     assert lines(r, "Makefile.hip2") == {1: "RSM301", 9: "RSM302"}  # a HIP line reads the list: it is one
+
+
+def test_an_elif_on_build_defined_per_arch_macros_after_an_if_on_others(tmp_path: Path) -> None:
+    """Gaia's `#if defined(__NVIDIA90__) …` / `#elif defined(__MI250X__) || defined(__MI100X__)`, the AMD
+    macros defined by a make chain on gfx names and the NVIDIA ones by its CUDA branches: the #elif is the
+    construct, at its own line. A chain whose #if already tests such a macro is one construct, at the #if."""
+    make = ('ifeq ("$(GPUARCH)","sm_90")\n\tPLATFORM = -D__NVIDIA90__\nelse ifeq ("$(GPUARCH)","gfx90a")\n'
+            '\tPLATFORM = -D__MI250X__\nelse ifeq ("$(GPUARCH)","gfx908")\n\tPLATFORM = -D__MI100X__\nendif\n'
+            'all:\n\thipcc $(PLATFORM) --offload-arch=$(GPUARCH) -c k.hip\n')
+    src = ("#include <hip/hip_runtime.h>\n"
+           "#if defined(__NVIDIA90__)\n#define SHFL(v, i) __shfl_down_sync(0xffffffff, v, i)\n"
+           "#elif defined(__MI250X__) || defined(__MI100X__)\n#define SHFL(v, i) __shfl_down(v, i)\n#endif\n"
+           "__global__ void k(float* x) {\n#if defined(__MI100X__)\n  x[0] = 1;\n#elif defined(__MI250X__)\n"
+           "  x[0] = 2;\n#endif\n  x[1] = SHFL(x[1], 1);\n}\n")
+    r = found(tmp_path, {"Makefile": make, "k.hip": src})
+    assert lines(r, "k.hip") == {4: "RSM201", 8: "RSM201"}

@@ -451,10 +451,13 @@ def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], 
             return bool(names & wave_aliases)
         if kind == "test":
             return bool(names & arch_tests)
+        if kind == "elif":  # an #elif's own candidate: not where the chain's #if is one (one chain, one construct)
+            opening = {n[1:] for n in names if n.startswith("!")}
+            return bool(names & arch_tests) and not opening & arch_tests
         if kind == "device":
             return bool(names & device_defines)
         return True
-    report.findings[:] = [f if f.message or report.needs.get((f.line, f.column), ("",))[0] != "test" else
+    report.findings[:] = [f if f.message or report.needs.get((f.line, f.column), ("",))[0] not in ("test", "elif") else
                           arch_macros.tested_elsewhere(f, arch_tests, built) for f in report.findings if keep(f)]
 
 

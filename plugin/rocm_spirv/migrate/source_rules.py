@@ -203,6 +203,9 @@ class Group:
     # an arch test (`#if IS_CDNA` with IS_CDNA from an included header)
     elsewhere: list[str] = field(default_factory=list)
     opened: tuple[int, int, str] = (0, 1, "")  # line, column and snippet of the #if that opens the chain
+    # the same for an #elif of such a chain (`#if defined(__NVIDIA90__)` … `#elif defined(__MI250X__)`): line,
+    # column, snippet and names of each, a candidate of its own at its #elif
+    elsewhere_elifs: list[tuple[int, int, str, list[str]]] = field(default_factory=list)
     # An #elif-started value chain's one finding: its index, where it opens and the return; later #elif lines
     # add their macros to it.
     value_chain: tuple[int, Finding, Finding] | None = None

@@ -148,6 +148,11 @@ def derived_message(tested: list[str], defined: list[str]) -> str:
 
 
 
+def _project_macros(scan: SourceScan, cond: str) -> list[str]:
+    return [n for n in dict.fromkeys(IDENT.findall(cond)) if n != "defined" and
+            not n.startswith(("__has_", "__builtin")) and n not in scan.report.defines and lookup_device(n) is None]
+
+
 def test_opened(scan: SourceScan, d: Directive) -> None:
     """An #if naming arch macros in compiled code: the chain's RSM201."""
     g = scan.stack[-1]
@@ -155,9 +160,7 @@ def test_opened(scan: SourceScan, d: Directive) -> None:
         # not the implementation's names (__has_builtin, __builtin_amdgcn_…, the device macros): a project's
         # macros, `__MI250X__` included (Gaia's makefiles define it in a chain on gfx names); a candidate only,
         # kept where another file defines one of them as an arch test
-        g.elsewhere = [n for n in dict.fromkeys(IDENT.findall(d.cond)) if n != "defined" and
-                       not n.startswith(("__has_", "__builtin")) and n not in scan.report.defines and
-                       lookup_device(n) is None]
+        g.elsewhere = _project_macros(scan, d.cond)
     if scan.live and d.direct:
         g = scan.stack[-1]
         g.finding, g.macros = len(scan.report.findings), d.direct
@@ -169,6 +172,9 @@ def test_opened(scan: SourceScan, d: Directive) -> None:
 def test_branched(scan: SourceScan, d: Directive) -> None:
     """An #elif naming arch macros: one more RSM201, unless the chain is already a helper's (RSM207)."""
     g = scan.stack[-1]
+    if g.parent_live and not d.direct and not g.arch and g.elsewhere and (names := _project_macros(scan, d.cond)):
+        # an #elif on project macros in a chain that opened on others: a candidate of its own, at this #elif
+        g.elsewhere_elifs.append((scan.no, g.col + max(scan.snippet.lstrip().find(names[0]), 0), scan.snippet, names))
     if g.parent_live and d.direct and not g.helper:
         outer = tuple(x.unknown for x in scan.stack[:-1] if x.unknown)
         g.elifs.append(len(scan.report.findings))
@@ -194,6 +200,13 @@ def chain_closed(scan: SourceScan, g: Group) -> None:
         report.findings.append(finding(RSM201, scan.path, line, at[1], "", ARCH_FIX, snippet,
                                        tuple(x.unknown for x in scan.stack if x.unknown)))
         report.needs[at] = ("test", frozenset(g.elsewhere))
+    for eline, ecol, esnippet, enames in g.elsewhere_elifs if g.code and not nested else ():
+        # kept where one of its names is an arch test and none of the opening #if's is (then the chain is one
+        # construct, at its #if): "!" marks the opening's names (scan._keep_needed)
+        if (eline, ecol) not in report.needs:
+            report.findings.append(finding(RSM201, scan.path, eline, ecol, "", ARCH_FIX, esnippet,
+                                           tuple(x.unknown for x in scan.stack if x.unknown)))
+            report.needs[(eline, ecol)] = ("elif", frozenset(enames) | {f"!{n}" for n in g.elsewhere})
     if g.finding is not None and not g.code:  # `#if defined(__gfx…) #error …`: inert under SPIR-V
         del report.findings[g.finding:]
         g.finding = None
