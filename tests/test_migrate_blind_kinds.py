@@ -3116,3 +3116,17 @@ def test_an_elif_on_build_defined_per_arch_macros_after_an_if_on_others(tmp_path
            "  x[0] = 2;\n#endif\n  x[1] = SHFL(x[1], 1);\n}\n")
     r = found(tmp_path, {"Makefile": make, "k.hip": src})
     assert lines(r, "k.hip") == {4: "RSM201", 8: "RSM201"}
+
+
+def test_machine_files_named_make_kind_machine_are_read_as_make(tmp_path: Path) -> None:
+    """Cholla (batch 175): `builds/make.host.frontier`, `make.host.poplar.cce+hip` (`GPUFLAGS = … --offload-arch=
+    gfx90a`), included by its Makefile as `builds/make.host.$(MACHINE)`: names with more than one suffix after
+    `make.`. The last suffix still says what a file is not (make.host.yml); a make.type.x holding C stays a
+    source or nothing."""
+    host = "GPUCXX ?= hipcc\nGPUFLAGS_OPTIMIZE = -std=c++17 --offload-arch=gfx90a\nHIPCONFIG = -I$(ROCM_PATH)\n"
+    r = found(tmp_path, {"builds/make.host.frontier": host, "builds/make.host.poplar.cce+hip": host,
+                         "builds/make.host.yml": host, "builds/make.type.gravity": "DFLAGS += -DGRAVITY\nX = 1\n",
+                         "builds/make.host.notes": "#include <x.h>\nGPUFLAGS = --offload-arch=gfx90a;\nY = 2\n"})
+    assert lines(r, "builds/make.host.frontier") == {2: "RSM302"}
+    assert lines(r, "builds/make.host.poplar.cce+hip") == {2: "RSM302"}
+    assert lines(r, "builds/make.host.yml") == {} and lines(r, "builds/make.host.notes") == {}

@@ -69,8 +69,9 @@ def classify(name: str) -> str | None:
     return script_kind(name)
 
 
-# SW4's `configs/make.CC`, `configs/make.hip`, `configs/make.amdclang` (machine files a Makefile includes) carry
-# a source suffix or none the scan knows; a file named make.<suffix> is read as make when its text is make's:
+# SW4's `configs/make.CC`, `configs/make.hip`, `configs/make.amdclang`, Cholla's `builds/make.host.frontier` (machine
+# files a Makefile includes) carry a source suffix or none the scan knows; a file named make.<suffix>[.<suffix>…]
+# is read as make when its text is make's:
 # assignments, no C statement or #include (make.bat, make.sh and the like are something else)
 MAKE_NAMED = "make."
 NOT_MAKE_SUFFIXES = frozenset({"bat", "cmd", "ps1", "sh", "bash", "zsh", "jl", "md", "rst", "txt", "json", "yml",
@@ -88,8 +89,10 @@ def file_kind(path: str, name: str) -> str | None:
     """classify's answer, or for a file whose name alone misleads (make.<suffix> holding make text) what its
     first SNIFF_BYTES say (read once, without blocking on a FIFO). The one answer walk and _walked give."""
     kind = classify(name)
-    if kind not in ("source", None) or not name.startswith(MAKE_NAMED) or \
-            name[len(MAKE_NAMED):].lower() in NOT_MAKE_SUFFIXES or "." in name[len(MAKE_NAMED):]:
+    # make.<name>, and make.<kind>.<name> (Cholla's builds/make.host.frontier, make.type.hydro): the last
+    # suffix decides what the file is not (make.sh, make.host.yml)
+    if kind not in ("source", None) or not name.startswith(MAKE_NAMED) or len(name) == len(MAKE_NAMED) or \
+            name[name.rfind(".") + 1:].lower() in NOT_MAKE_SUFFIXES:
         return kind
     try:
         with open_regular(Path(path)) as f:
