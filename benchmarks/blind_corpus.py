@@ -106,9 +106,13 @@ NAIVE_CMAKE = re.compile(
 
 
 def kind_of(name: str) -> str | None:
-    from rocm_spirv.migrate.walk import classify
+    from rocm_spirv.migrate.walk import CMAKELISTS_VARIANT, classify
     if name.startswith("Makefile.") or name.endswith(".mk"):
         return "make"
+    if name != "CMakeLists.txt" and name.startswith(CMAKELISTS_VARIANT):
+        # The naive grep keeps the file names it had when the trees were labelled: a CMakeLists_<name>.txt the
+        # scan reads since batch 178 is labelled by extra labels, so labelled trees keep their candidates.
+        return None
     return classify(name)
 
 

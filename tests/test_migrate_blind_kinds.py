@@ -3130,3 +3130,18 @@ def test_machine_files_named_make_kind_machine_are_read_as_make(tmp_path: Path) 
     assert lines(r, "builds/make.host.frontier") == {2: "RSM302"}
     assert lines(r, "builds/make.host.poplar.cce+hip") == {2: "RSM302"}
     assert lines(r, "builds/make.host.yml") == {} and lines(r, "builds/make.host.notes") == {}
+
+
+def test_cmakelists_variants_a_build_script_moves_into_place_are_cmake(tmp_path: Path) -> None:
+    """sglang-das (batch 178): `3rdparty/amd/wheel/sgl-kernel/CMakeLists_rocm.txt`, which build_rocm.sh moves over
+    sgl-kernel/CMakeLists.txt, holds the ROCm build's default `AMDGPU_TARGETS "gfx942"` and its MATCHES chain. A
+    variant that calls project() itself starts its configure, as the file it replaces does."""
+    text = ('cmake_minimum_required(VERSION 3.21)\nproject(k LANGUAGES CXX HIP)\n'
+            'if("$ENV{AMDGPU_TARGET}" STREQUAL "")\n  set(AMDGPU_TARGETS "gfx942")\nendif()\n'
+            'if(AMDGPU_TARGETS MATCHES "gfx950")\n  add_compile_definitions(FP8_E4M3=1)\nelse()\n'
+            '  message(FATAL_ERROR "unsupported")\nendif()\n')
+    r = found(tmp_path, {"wheel/CMakeLists_rocm.txt": text, "other/CMakeLists.hip.txt": text,
+                         "notes/CMakeLists.txt.orig": text})
+    assert lines(r, "wheel/CMakeLists_rocm.txt") == {4: "RSM101", 6: "RSM106"}
+    assert lines(r, "other/CMakeLists.hip.txt") == {4: "RSM101", 6: "RSM106"}
+    assert lines(r, "notes/CMakeLists.txt.orig") == {}

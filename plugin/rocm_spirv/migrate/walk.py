@@ -13,6 +13,7 @@ from rocm_spirv.fsutil import open_regular
 from rocm_spirv.migrate.make_rules import ASSIGN  # make's assignment, as the make rules read it
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile", "make.inc"})
+CMAKELISTS_VARIANT = ("CMakeLists_", "CMakeLists-", "CMakeLists.")
 # Makefile.kokkos, and the variants a project keeps beside its main one (EigenG-Batched's Makefile_hip and
 # Makefile_cuda, Makefile-hip)
 MAKEFILES_PREFIX = ("Makefile.", "makefile.", "Makefile_", "makefile_", "Makefile-", "makefile-")
@@ -54,7 +55,9 @@ def classify(name: str) -> str | None:
         if inner in SOURCE_SUFFIXES:
             return "source"
         return None if inner in TEMPLATE_SUFFIXES else "cmake"
-    if name == "CMakeLists.txt":
+    # and a project's variants a build script copies into place (sglang-das' CMakeLists_rocm.txt, moved over
+    # sgl-kernel/CMakeLists.txt before the ROCm wheel build), as Makefile_<name> is make's
+    if name == "CMakeLists.txt" or (name.startswith(CMAKELISTS_VARIANT) and name.endswith(".txt") and len(name) > 15):
         return "cmake"
     # Makefile.<name> (Makefile.kokkos, Makefile.common, Makefile_hip), *.mk and make.inc (magma's and LAPACK-style
     # libraries' settings file, with make.inc.<platform> examples to copy) are make include files
