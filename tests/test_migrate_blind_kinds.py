@@ -3145,3 +3145,17 @@ def test_cmakelists_variants_a_build_script_moves_into_place_are_cmake(tmp_path:
     assert lines(r, "wheel/CMakeLists_rocm.txt") == {4: "RSM101", 6: "RSM106"}
     assert lines(r, "other/CMakeLists.hip.txt") == {4: "RSM101", 6: "RSM106"}
     assert lines(r, "notes/CMakeLists.txt.orig") == {}
+
+
+def test_a_menu_setting_the_list_to_the_name_the_user_picked(tmp_path: Path) -> None:
+    """XSigma (batch 182): `elseif(XSIGMA_HIP_ARCH_OPTIONS STREQUAL "gfx906")` / `set(CMAKE_HIP_ARCHITECTURES
+    "gfx906")` passes on the one name the user chose. The option's `native` branch and its `all` list are the
+    project's own choices (constructs); so is a branch that sets a list other than the name it tests."""
+    text = ('project(p LANGUAGES HIP)\nset(OPT "native" CACHE STRING "arch")\n'
+            'if(OPT STREQUAL "native")\n  set(CMAKE_HIP_ARCHITECTURES "native")\n'
+            'elseif(OPT STREQUAL "gfx906")\n  set(CMAKE_HIP_ARCHITECTURES "gfx906")\n'
+            'elseif(OPT STREQUAL "gfx90a")\n  set(CMAKE_HIP_ARCHITECTURES "gfx90a;gfx942")\n'
+            'elseif(OPT STREQUAL "all")\n  set(CMAKE_HIP_ARCHITECTURES "gfx906;gfx90a")\nendif()\n')
+    r = found(tmp_path, {"CMakeLists.txt": text})
+    got = lines(r, "CMakeLists.txt")
+    assert {4, 8, 10} <= set(got) and 6 not in got, got

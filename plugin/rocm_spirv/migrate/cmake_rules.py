@@ -69,6 +69,7 @@ class Block:
     pinned_flags: bool = False  # some flag names a gfx target rather than the loop's entry
     var_flags: bool = False  # the body only turns entries into --offload-arch=<entry> words of a variable
     arch_branch: bool = False  # if(): some branch of the chain compares the target list with a gfx name (RSM106)
+    branch: Command | None = None  # if(): the current branch's condition (None in the else())
 
 
 @dataclass
@@ -424,6 +425,13 @@ class Analyzer:
             check(self, cmd)
         return any(f.rule.id == "RSM106" and f.line == cmd.line for f in self.report.findings[before:])
 
+    def picked(self) -> str | None:
+        """In a branch taken only when a variable equals one literal (`elseif(OPT STREQUAL "gfx906")`), that
+        literal: what the user chose, which a set() of the same value only passes on."""
+        top = self.stack[-1] if self.stack else None
+        values = top.branch.values() if top is not None and top.kind == "if" and top.branch is not None else []
+        return values[2] if len(values) == 3 and values[1] == "STREQUAL" else None
+
     def arch_branch(self) -> bool:
         """Whether this command is in a branch of an if() chain on the target list."""
         return any(b.kind == "if" and b.arch_branch for b in self.stack)
@@ -445,6 +453,7 @@ class Analyzer:
         head = snippet(self.src, block.cmd).strip()
         dead = block.taken is True or value is False
         block.dead = "" if not dead else head if cond is block.cmd else f"the else() of {head}"
+        block.branch = cond
         if cond is not None:
             block.prior.append(cond)
         block.taken = True if block.taken is True or value is True else None if (

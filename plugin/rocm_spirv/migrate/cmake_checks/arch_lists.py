@@ -384,7 +384,7 @@ def set_command(file: Analyzer, cmd: Command) -> None:
                      f"{file.detected[detected[0]]}) ({why})", "build with the target list given "
                      "(-DGPU_TARGETS=amdgcnspirv or the toolchain file), not detected", redirect)
             return
-        if _user_option(file, items):
+        if _user_option(file, items) or _picked_by_user(file, items):
             return  # set(CMAKE_HIP_ARCHITECTURES ${PROJ_ARCH}) under if(DEFINED PROJ_ARCH): the user's -D list
         user = user_input(file, items)
         if user:
@@ -433,6 +433,8 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             file.add(RSM108, cmd, f"{var} is an allow-list of {len(gfx_items)} arch names; amdgcnspirv is "
                      "not in it", "add amdgcnspirv to the list, or skip the check under SPIR-V",
                      Redirect.BUILD_FILE)
+        elif _picked_by_user(file, items):
+            return
         elif var not in TARGET_VARS and file.arch_branch():
             # set(EXPECTED_ARCH "gfx942:sramecc+:xnack-") in `if(TARGET STREQUAL "gfx942")`: the value that branch
             # picks, one construct with the branch (RSM106); a target list set there is a construct of its own
@@ -442,6 +444,13 @@ def set_command(file: Analyzer, cmd: Command) -> None:
             (file.toolchain_dead_lists if file.toolchain_dead() else file.live_literal_lists).add(var)
             file.add(RSM101, cmd, f"{var} holds arch names ({', '.join(gfx_items)})",
                      "check where it is passed; under SPIR-V the list is amdgcnspirv", Redirect.BUILD_FILE)
+
+
+def _picked_by_user(file: Analyzer, items: list[str]) -> bool:
+    """XSigma's menu: `elseif(XSIGMA_HIP_ARCH_OPTIONS STREQUAL "gfx906")` / `set(CMAKE_HIP_ARCHITECTURES "gfx906")`:
+    the one name the user chose, passed on. The option's default (or a list no one chose) is the construct."""
+    picked = file.picked()
+    return picked is not None and GFX.fullmatch(picked) is not None and [i.lower() for i in items] == [picked.lower()]
 
 
 def _listed_in_function(file: Analyzer, name: str, cmd: Command) -> bool:
