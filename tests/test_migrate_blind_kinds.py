@@ -2866,14 +2866,15 @@ def test_a_make_host_cpu_flag_is_no_gpu_detection(tmp_path: Path) -> None:
 
 def test_a_value_an_arch_branch_picks_is_that_branch(tmp_path: Path) -> None:
     """sLLM (batch 143): `if(SLLM_HIP_TARGET STREQUAL "gfx942") set(EXPECTED "gfx942:sramecc+:xnack-")`: the branch
-    is the construct, its gfx value part of it; a target list set in such a branch stays a construct of its own."""
+    is the construct, its gfx value part of it; a target list set in such a branch stays a construct of its own
+    (unless set to just the name the branch tests: the user's pick, test_a_menu_setting_the_list_to_…)."""
     r = found(tmp_path, {"CMakeLists.txt": 'project(p)\nif(PROJ_HIP_TARGET STREQUAL "gfx942")\n'
                                            '  set(PROJ_EXPECTED_ARCH "gfx942:sramecc+:xnack-")\n'
                                            '  set(PROJ_WAVE_FLAG -mwavefrontsize64)\nendif()\n'
                                            'if(NOT CMAKE_HIP_ARCHITECTURES STREQUAL PROJ_EXPECTED_ARCH)\n'
                                            '  message(FATAL_ERROR "needs ${PROJ_EXPECTED_ARCH}")\nendif()\n'
                                            'if(PROJ_HIP_TARGET STREQUAL "gfx1100")\n'
-                                           '  set(GPU_TARGETS gfx1100)\nendif()\n'})
+                                           '  set(GPU_TARGETS gfx1100 gfx1101)\nendif()\n'})
     assert lines(r, "CMakeLists.txt") == {2: "RSM106", 9: "RSM106", 10: "RSM101"}
 
 
