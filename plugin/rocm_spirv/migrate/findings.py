@@ -146,6 +146,9 @@ class FileReport:
     # macros the file defines only in branches no AMD device compile takes (the CUDA side of
     # `#ifdef __HIP_PLATFORM_AMD__`, `#if __CUDA_ARCH__ >= 530`): undefined for HIP unless another file defines them
     foreign_macros: set[str] = field(default_factory=set)
+    # "elif" needs: the macros the chain's opening #if tests, for each #elif candidate (line, column); the #elif
+    # stands alone only where none of those is an arch test (one chain, one construct)
+    elif_openers: dict[tuple[int, int], frozenset[str]] = field(default_factory=dict)
     # the file declares a constant of its own named warpSize (mallocMC's `constexpr auto warpSize = …`): files
     # that include it mean that one
     declares_warp: bool = False

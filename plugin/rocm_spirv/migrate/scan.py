@@ -452,7 +452,7 @@ def _keep_needed(report: FileReport, defines: set[str], wave_aliases: set[str], 
         if kind == "test":
             return bool(names & arch_tests)
         if kind == "elif":  # an #elif's own candidate: not where the chain's #if is one (one chain, one construct)
-            opening = {n[1:] for n in names if n.startswith("!")}
+            opening = report.elif_openers.get((f.line, f.column), frozenset())
             return bool(names & arch_tests) and not opening & arch_tests
         if kind == "device":
             return bool(names & device_defines)

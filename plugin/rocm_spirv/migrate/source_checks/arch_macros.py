@@ -202,11 +202,12 @@ def chain_closed(scan: SourceScan, g: Group) -> None:
         report.needs[at] = ("test", frozenset(g.elsewhere))
     for eline, ecol, esnippet, enames in g.elsewhere_elifs if g.code and not nested else ():
         # kept where one of its names is an arch test and none of the opening #if's is (then the chain is one
-        # construct, at its #if): "!" marks the opening's names (scan._keep_needed)
+        # construct, at its #if: scan._keep_needed)
         if (eline, ecol) not in report.needs:
             report.findings.append(finding(RSM201, scan.path, eline, ecol, "", ARCH_FIX, esnippet,
                                            tuple(x.unknown for x in scan.stack if x.unknown)))
-            report.needs[(eline, ecol)] = ("elif", frozenset(enames) | {f"!{n}" for n in g.elsewhere})
+            report.needs[(eline, ecol)] = ("elif", frozenset(enames))
+            report.elif_openers[(eline, ecol)] = frozenset(g.elsewhere)
     if g.finding is not None and not g.code:  # `#if defined(__gfx…) #error …`: inert under SPIR-V
         del report.findings[g.finding:]
         g.finding = None
