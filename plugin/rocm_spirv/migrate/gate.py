@@ -156,7 +156,7 @@ def filter_selected(result: ScanResult, gate: Gate) -> tuple[tuple[str, int], ..
     for r in result.files:
         for f in r.findings:
             if f.rule.opt_in and not reported(f.rule, gate) and not f.handled and not f.suppressed \
-                    and selected(f.rule.id, frozenset(), gate.ignore):
+                    and selected(f.rule.id, frozenset(), gate.ignore):  # counted unless --ignore drops it
                 left_out[f.rule.id] = left_out.get(f.rule.id, 0) + 1
         r.findings[:] = [f for f in r.findings if reported(f.rule, gate)]
     result.files[:] = [r for r in result.files if r.findings or r.edits or r.error]

@@ -117,6 +117,17 @@ DEFINE_FLAG = re.compile(r"(?<![\w-])-D\s*([A-Za-z_]\w*)")
 BACKEND_OPTION = re.compile(r"(?<!\S)-mllvm(?:\s+|=)(?P<option>--?amdgpu-\S+)")  # RSM105, as in CMake
 
 
+@dataclass(slots=True)
+class _Conditional:
+    """One open make conditional. arch: the chain tests gfx names (its one finding is made; what its branches
+    assign is part of it). finding: that finding's index (-1: made by an outer chain, or none). busy: a branch
+    does more than print ($(info)): a chain on gfx names whose branches only print changes nothing under SPIR-V."""
+
+    arch: bool
+    finding: int = -1
+    busy: bool = False
+
+
 def _arch_branch(path: str, line: _Line) -> Finding:
     return _finding(path, RSM301, line, 1, "a make conditional branches on gfx names (one chain, one "
                     "construct): under SPIR-V the list holds amdgcnspirv and no branch matches",
@@ -180,13 +191,7 @@ def analyze(path: str, text: str) -> FileReport:
         return report
     lists: set[str] = set()  # variables set to arch names here: flags built from them are theirs
     add = report.findings.append
-    # make conditionals open here, innermost last: True where the chain tests gfx names (its one finding is
-    # made; what its branches assign is part of it)
-    chains: list[bool] = []
-    # per open conditional: the index of its chain's finding (-1: none), and whether a branch does more than
-    # print ($(info)): a chain on gfx names whose branches only print changes nothing under SPIR-V (Gaia)
-    opened: list[int] = []
-    busy: list[bool] = []
+    chains: list[_Conditional] = []  # make conditionals open here, innermost last
     logical = _logical_lines(text)
     detected = _detected(logical) if "offload-arch" in text else set()
     hip = HIP_MAKE.search(text) is not None
@@ -212,32 +217,29 @@ def analyze(path: str, text: str) -> FileReport:
             kind, rest = word.group("word"), word.group("rest")
             if kind == "endif":
                 if chains:
-                    chains.pop()
-                    at, did = opened.pop(), busy.pop()
-                    if at >= 0 and not did:
-                        del report.findings[at]
-                    if busy:
-                        busy[-1] = busy[-1] or did
+                    done = chains.pop()
+                    if done.finding >= 0 and not done.busy:  # Gaia's chains that only $(info) the GPU
+                        del report.findings[done.finding]
+                    if chains:
+                        chains[-1].busy = chains[-1].busy or done.busy
                 continue
             if kind == "else":
                 rest = rest.strip()
-                if chains and not chains[-1] and GFX_TEST.search(rest):
-                    chains[-1] = True  # `else ifneq ($(filter gfx906,…),)`: the chain tests arch names from here
-                    if not any(chains[:-1]):
+                if chains and not chains[-1].arch and GFX_TEST.search(rest):
+                    chains[-1].arch = True  # `else ifneq ($(filter gfx906,…),)`: the chain tests arch names from here
+                    if not any(c.arch for c in chains[:-1]):
                         add(_arch_branch(path, line))
-                        opened[-1], busy[-1] = len(report.findings) - 1, False
+                        chains[-1].finding, chains[-1].busy = len(report.findings) - 1, False
                 continue
             arch = kind in ("ifeq", "ifneq") and GFX_TEST.search(rest) is not None
-            found_here = arch and not any(chains)
+            found_here = arch and not any(c.arch for c in chains)
             if found_here:
                 add(_arch_branch(path, line))
-            chains.append(arch)
-            opened.append(len(report.findings) - 1 if found_here else -1)
-            busy.append(False)
+            chains.append(_Conditional(arch, len(report.findings) - 1 if found_here else -1))
             continue
-        if busy and line.text.strip() and MESSAGE_ONLY.match(line.text) is None:
-            busy[-1] = True
-        if any(chains):
+        if chains and line.text.strip() and MESSAGE_ONLY.match(line.text) is None:
+            chains[-1].busy = True
+        if any(c.arch for c in chains):
             # inside a chain that tests gfx names: its assignments and flags are that construct. A macro it
             # defines (`else ifeq ("$(GPUARCH)","gfx90a")` / `PLATFORM = -D__MI250X__`) is a build-defined
             # per-arch macro: undefined under SPIR-V, so the source branches on it are constructs (scan.py)
